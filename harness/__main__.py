@@ -1,0 +1,3 @@
+from harness._cli.main import main
+
+main()

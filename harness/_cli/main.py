@@ -1,0 +1,52 @@
+"""The ``planeval`` command: each command lives in its own module and is registered here.
+
+Command modules import the library lazily (inside the command function) so that
+``planeval check`` does not pay for pandas or the provider SDKs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from harness import __version__
+from harness._cli import check, schema
+
+app = typer.Typer(
+    name="planeval",
+    help="Plan-quality evaluation harness for LLM planners.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"planeval {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Plan-quality evaluation harness for LLM planners."""
+
+
+app.command("check")(check.check_command)
+app.command("schema")(schema.schema_command)
+# Commands of other subsystems are registered below, one line each.
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("planeval: interrupted\n")
+        sys.exit(130)

@@ -1,0 +1,18 @@
+"""``planeval schema plan|suite``: print a published JSON Schema."""
+
+from __future__ import annotations
+
+import typer
+
+from harness._cli._output import fail_input, print_json
+
+
+def schema_command(
+    name: str = typer.Argument(..., help="Which schema: plan or suite."),
+) -> None:
+    """Print a JSON Schema (Draft 2020-12)."""
+    from harness.schemas import SCHEMA_NAMES, load_schema
+
+    if name not in SCHEMA_NAMES:
+        fail_input(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMA_NAMES)}")
+    print_json(load_schema(name))

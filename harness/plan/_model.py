@@ -1,0 +1,245 @@
+"""The plan model: frozen records built from the canonical plan JSON.
+
+The builder is tolerant on purpose: it needs only the backbone (an object with a ``tasks`` list
+of objects whose ids, when present, are non-empty strings). Everything else that deviates from
+the published schema is kept as well as it can be and reported by the ``schema`` check, so one
+plan yields every violation at once instead of stopping at the first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness._errors import PlanLoadError
+
+__all__ = ["Need", "Plan", "Task"]
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """A named input a task reads from an earlier task's result."""
+
+    name: str
+    """The name the consuming task knows the input by."""
+    task: str
+    """The id of the producing task."""
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One task of a plan."""
+
+    id: str
+    """Unique id within the plan (positional ``task_N`` for flat plans)."""
+    description: str = ""
+    """What the task does."""
+    capabilities: tuple[str, ...] = ()
+    """Capability references (``name`` or ``name@1.2``) from the registry."""
+    depends_on: tuple[str, ...] = ()
+    """Ids of tasks that must finish first."""
+    needs: tuple[Need, ...] = ()
+    """Named inputs taken from earlier tasks' results."""
+    on_failure: str | None = None
+    """``stop`` (default), ``skip_dependents`` or ``continue``."""
+    agent: Mapping[str, Any] | None = field(default=None, compare=False)
+    """The agentic gem's agent spec (name, description, instructions), kept as it is."""
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Keys the model does not know, kept so that nothing is lost on a round trip."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The task as canonical JSON (list form of ``needs``)."""
+        out: dict[str, Any] = {"id": self.id, "description": self.description}
+        if self.agent is not None:
+            out["agent"] = dict(self.agent)
+        out["capabilities"] = list(self.capabilities)
+        out["depends_on"] = list(self.depends_on)
+        out["needs"] = [{"name": n.name, "task": n.task} for n in self.needs]
+        if self.on_failure is not None:
+            out["on_failure"] = self.on_failure
+        out.update(self.extra)
+        return out
+
+
+_KNOWN_TASK_KEYS = frozenset(
+    {"id", "description", "capabilities", "depends_on", "needs", "on_failure", "agent"}
+)
+_KNOWN_PLAN_KEYS = frozenset({"plan_id", "goal", "tasks"})
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A plan: a goal broken into tasks with dependencies."""
+
+    tasks: tuple[Task, ...]
+    """The tasks in the order the planner gave them."""
+    plan_id: str | None = None
+    """The planner's id for the plan, if it gave one."""
+    goal: str | None = None
+    """The goal the plan is for."""
+    positional_ids: bool = False
+    """True when ids were assigned by position because the planner gave none (a flat plan)."""
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Top-level keys the model does not know."""
+    document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The canonical JSON document the plan was built from (what JSON pointers point into)."""
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "<dict>") -> Plan:
+        """Build a plan from canonical (or agentic gem) JSON.
+
+        Raises:
+            PlanLoadError: the backbone is unusable (not an object, ``tasks`` not a list, a task
+                not an object, an id that is not a non-empty string).
+        """
+        if not isinstance(data, dict):
+            raise PlanLoadError(
+                f"a plan must be a JSON object, got {_kind(data)}",
+                source=source,
+                location="/",
+                hint="wrap the tasks as {\"tasks\": [...]}",
+            )
+        if "tasks" not in data:
+            raise PlanLoadError(
+                "the plan has no 'tasks' key",
+                source=source,
+                location="/",
+                hint="a plan is {\"tasks\": [{\"id\": ..., \"description\": ...}, ...]}",
+            )
+        raw_tasks = data["tasks"]
+        if not isinstance(raw_tasks, list):
+            raise PlanLoadError(
+                f"'tasks' must be a list, got {_kind(raw_tasks)}",
+                source=source,
+                location="/tasks",
+            )
+        positional = bool(raw_tasks) and all(
+            isinstance(t, dict) and "id" not in t for t in raw_tasks
+        )
+        tasks = []
+        for index, raw in enumerate(raw_tasks):
+            if not isinstance(raw, dict):
+                raise PlanLoadError(
+                    f"a task must be a JSON object, got {_kind(raw)}",
+                    source=source,
+                    location=f"/tasks/{index}",
+                )
+            tasks.append(_task_from_dict(raw, index, source))
+        plan_id = data.get("plan_id")
+        goal = data.get("goal")
+        return cls(
+            tasks=tuple(tasks),
+            plan_id=plan_id if isinstance(plan_id, str) else None,
+            goal=goal if isinstance(goal, str) else None,
+            positional_ids=positional,
+            extra={k: v for k, v in data.items() if k not in _KNOWN_PLAN_KEYS},
+            document=data,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as canonical JSON."""
+        out: dict[str, Any] = {}
+        if self.plan_id is not None:
+            out["plan_id"] = self.plan_id
+        if self.goal is not None:
+            out["goal"] = self.goal
+        out["tasks"] = [t.to_dict() for t in self.tasks]
+        out.update(self.extra)
+        return out
+
+    @property
+    def task_ids(self) -> tuple[str, ...]:
+        """The task ids in plan order."""
+        return tuple(t.id for t in self.tasks)
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id (the first one, if ids repeat).
+
+        Raises:
+            KeyError: no task has this id.
+        """
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise KeyError(task_id)
+
+    @property
+    def identity(self) -> str:
+        """``plan_id``, or a digest of the goal and task ids when the planner gave none.
+
+        Fixing a task's input or description keeps the identity; adding, removing or
+        renaming tasks changes it.
+        """
+        if self.plan_id:
+            return self.plan_id
+        payload = json.dumps([self.goal or "", list(self.task_ids)], ensure_ascii=False)
+        return "plan-" + hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the canonical JSON (sorted keys): changes with any edit."""
+        text = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, default=str)
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
+    if "id" in raw:
+        task_id = raw["id"]
+        if not isinstance(task_id, str) or not task_id.strip():
+            raise PlanLoadError(
+                f"a task id must be a non-empty string, got {task_id!r}",
+                source=source,
+                location=f"/tasks/{index}/id",
+            )
+    else:
+        task_id = f"task_{index + 1}"
+    description = raw.get("description")
+    return Task(
+        id=task_id,
+        description=description if isinstance(description, str) else "",
+        capabilities=_strings(raw.get("capabilities")),
+        depends_on=_strings(raw.get("depends_on")),
+        needs=_needs(raw.get("needs")),
+        on_failure=raw["on_failure"] if isinstance(raw.get("on_failure"), str) else None,
+        agent=raw["agent"] if isinstance(raw.get("agent"), dict) else None,
+        extra={k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
+    )
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(v for v in value if isinstance(v, str))
+
+
+def _needs(value: Any) -> tuple[Need, ...]:
+    if isinstance(value, dict):
+        return tuple(Need(name=k, task=v) for k, v in value.items() if isinstance(v, str))
+    if isinstance(value, list):
+        return tuple(
+            Need(name=n["name"], task=n["task"])
+            for n in value
+            if isinstance(n, dict) and isinstance(n.get("name"), str)
+            and isinstance(n.get("task"), str)
+        )
+    return ()
+
+
+def _kind(value: Any) -> str:
+    """A JSON-ish name for a Python value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
