@@ -1,0 +1,25 @@
+"""Durable plan execution: run a plan's tasks with an agent, journal them, resume."""
+
+from harness.execute._agents import AgentLoadError, demo_agent, load_agent
+from harness.execute._context import Agent, TaskContext, TaskError
+from harness.execute._executor import execute
+from harness.execute._graph import TaskGraph
+from harness.execute._result import ExecutionResult, ExecutionStatus, TaskFailure
+from harness.execute._resume import ResumeDecision, decide_resume, resolve_task
+
+__all__ = [
+    "Agent",
+    "AgentLoadError",
+    "ExecutionResult",
+    "ExecutionStatus",
+    "ResumeDecision",
+    "TaskContext",
+    "TaskError",
+    "TaskFailure",
+    "TaskGraph",
+    "decide_resume",
+    "demo_agent",
+    "execute",
+    "load_agent",
+    "resolve_task",
+]

@@ -1,0 +1,26 @@
+"""Execution journals: append-only JSONL records of plan execution, and their replay."""
+
+from harness.journal._events import (
+    EVENTS,
+    JOURNAL_VERSION,
+    TASK_EVENTS,
+    EventNotSerializableError,
+    encode_event,
+)
+from harness.journal._replay import Damage, JournalDamagedError, ReplayState, TaskState, replay
+from harness.journal._writer import JournalWriter, TornTailRepair
+
+__all__ = [
+    "EVENTS",
+    "JOURNAL_VERSION",
+    "TASK_EVENTS",
+    "Damage",
+    "EventNotSerializableError",
+    "JournalDamagedError",
+    "JournalWriter",
+    "ReplayState",
+    "TaskState",
+    "TornTailRepair",
+    "encode_event",
+    "replay",
+]

@@ -1,0 +1,113 @@
+"""Event names and the line format of an execution journal.
+
+A journal line is one JSON object terminated by ``\\n``: ``{"event": ..., "at": ..., ...}``.
+The task events and their fields follow the agentic Ruby gem's ``ExecutionJournal``
+(``task_started``, ``task_succeeded`` with ``output`` and ``duration``, ``task_failed`` with
+``error``, ``error_type`` and ``retryable``, ``plan_completed`` with ``status``); planeval adds
+``plan_started``, ``plan_resumed``, ``plan_interrupted``, ``task_blocked``, ``journal_repaired``
+and an ``attempt`` number on task events.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from harness._errors import JournalError
+
+__all__ = [
+    "EVENTS",
+    "JOURNAL_VERSION",
+    "TASK_EVENTS",
+    "EventNotSerializableError",
+    "encode_event",
+]
+
+JOURNAL_VERSION: Final = 1
+"""Version of the journal format planeval writes (recorded in ``plan_started``)."""
+
+TASK_EVENTS: Final = frozenset({"task_started", "task_succeeded", "task_failed", "task_blocked"})
+"""Events about one task: each carries a string ``task_id``."""
+
+EVENTS: Final = TASK_EVENTS | frozenset(
+    {
+        "plan_started",
+        "plan_resumed",
+        "plan_interrupted",
+        "plan_completed",
+        "journal_repaired",
+    }
+)
+"""Every event type planeval writes and understands; other types are kept and ignored."""
+
+
+class EventNotSerializableError(JournalError, TypeError):
+    """An event (usually a task's output) that cannot be written as JSON.
+
+    Attributes:
+        pointer: JSON pointer to the first offending value inside the event.
+    """
+
+    def __init__(self, what: str, *, source: str | None, pointer: str) -> None:
+        self.pointer = pointer
+        super().__init__(
+            what,
+            source=source,
+            location=pointer,
+            hint="return JSON values only (dict, list, str, int, float, bool, None)",
+        )
+
+
+def now_iso() -> str:
+    """The current UTC time as ISO 8601 with milliseconds, like the gem's ``at`` field."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def encode_event(event: str, payload: dict[str, Any], *, source: str | None = None) -> bytes:
+    """One journal line (UTF-8, ``\\n``-terminated) for an event.
+
+    Raises:
+        EventNotSerializableError: a value is not JSON (a set, an object, NaN, ...); nothing
+            is written in that case.
+    """
+    record = {"event": event, "at": now_iso(), **payload}
+    try:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        pointer, found = _first_bad_value(record)
+        raise EventNotSerializableError(
+            f"a {event} event cannot be written as JSON: {found} ({exc})",
+            source=source,
+            pointer=pointer,
+        ) from None
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate in a string: escape it as \udXXX so the line stays valid UTF-8.
+        return (json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n").encode()
+
+
+def _first_bad_value(value: Any, pointer: str = "") -> tuple[str, str]:
+    """The JSON pointer and a description of the first non-JSON value (iterative walk)."""
+    stack: list[tuple[str, Any]] = [(pointer, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            for key, sub in reversed(list(item.items())):
+                if not isinstance(key, str | int | float | bool) and key is not None:
+                    return where or "/", f"a key of type {type(key).__name__}"
+                stack.append((f"{where}/{_escape(str(key))}", sub))
+        elif isinstance(item, list | tuple):
+            for index in reversed(range(len(item))):
+                stack.append((f"{where}/{index}", item[index]))
+        elif isinstance(item, float) and not math.isfinite(item):
+            return where or "/", f"the number {item!r}, which JSON cannot hold"
+        elif not (item is None or isinstance(item, str | int | float | bool)):
+            return where or "/", f"a value of type {type(item).__name__}"
+    return pointer or "/", "a value that cannot be serialised"
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

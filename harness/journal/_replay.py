@@ -1,0 +1,513 @@
+"""Replay: read a journal back into the state a resuming execution needs.
+
+Tolerant mode skips damaged lines and reports each one (line number and reason); strict mode
+raises ``JournalDamagedError`` naming the first. A torn last line (a crash mid-write) is kept
+apart as ``state.torn_tail``. The agentic gem's journals replay with the same code: events it
+does not write (``plan_started``, ``attempt``, ...) are simply absent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from harness._errors import JournalError
+from harness.journal._events import TASK_EVENTS
+
+__all__ = ["Damage", "JournalDamagedError", "ReplayState", "TaskState", "replay"]
+
+ReplayMode = Literal["tolerant", "strict"]
+_EXCERPT = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A journal line replay could not use."""
+
+    line: int
+    """1-based line number."""
+    reason: str
+    """Why it was skipped (``not JSON``, ``invalid UTF-8``, ``torn last line``, ...)."""
+    excerpt: str = ""
+    """The start of the line (at most 80 characters), for a person to recognise it."""
+    torn: bool = False
+    """True for a torn last line: a crash mid-write, which a resume cuts off."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The damage as JSON."""
+        return {
+            "line": self.line,
+            "reason": self.reason,
+            "excerpt": self.excerpt,
+            "torn": self.torn,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskState:
+    """What the journal says about one task."""
+
+    task_id: str
+    """The task id as journalled."""
+    status: str
+    """``succeeded``, ``failed``, ``blocked``, ``started`` (no outcome: it was cut short)
+    or ``pending`` (a resume with ``from`` dropped its earlier success)."""
+    attempts: int = 0
+    """Attempts so far, over every execution in the journal."""
+    description: str | None = None
+    """The task description, when journalled (the gem matches tasks by it)."""
+    output: Any = None
+    """The output of the success (``None`` unless succeeded)."""
+    duration: float | None = None
+    """Seconds the last finished attempt took."""
+    error: str | None = None
+    """The last failure's message."""
+    error_type: str | None = None
+    """The last failure's type (``Timeout`` when the executor's per-task timeout hit)."""
+    retryable: bool | None = None
+    """Whether the last failure could be retried."""
+    blocked_by: str | None = None
+    """For a blocked task: the failed task that blocked it."""
+    line: int = 0
+    """Line of the event that settled the status."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The task state as JSON."""
+        out: dict[str, Any] = {
+            "task_id": self.task_id,
+            "status": self.status,
+            "attempts": self.attempts,
+            "description": self.description,
+            "duration": self.duration,
+        }
+        if self.status == "failed":
+            out.update(error=self.error, error_type=self.error_type, retryable=self.retryable)
+        if self.status == "blocked":
+            out["blocked_by"] = self.blocked_by
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayState:
+    """A journal replayed: what completed (with outputs), what failed, what was damaged."""
+
+    path: str
+    """The journal file."""
+    plan_id: str | None = None
+    """The plan identity the journal belongs to (latest ``plan_started``/``plan_resumed``/
+    ``plan_completed``)."""
+    plan_hash: str | None = None
+    """Content hash of the plan last executed into the journal."""
+    journal_version: int | None = None
+    """Format version from ``plan_started`` (None for the gem's journals)."""
+    status: str | None = None
+    """``running``, ``completed``, ``failed``, ``interrupted`` (or the gem's statuses);
+    None for a journal with no plan event."""
+    tasks: Mapping[str, TaskState] = field(default_factory=dict)
+    """Every journalled task, by task id, in the order first seen."""
+    completed: tuple[str, ...] = ()
+    """Ids of succeeded tasks, in completion order."""
+    events: int = 0
+    """Events read (damaged lines excluded)."""
+    unknown_events: Mapping[str, int] = field(default_factory=dict)
+    """Event types planeval does not know, with counts (kept and ignored)."""
+    damage: tuple[Damage, ...] = ()
+    """Every line skipped, in file order (the torn tail included)."""
+    torn_tail: Damage | None = None
+    """The torn last line, if the journal ends mid-line."""
+    resumes: int = 0
+    """How many ``plan_resumed`` events."""
+    interruptions: int = 0
+    """How many ``plan_interrupted`` events."""
+    repairs: tuple[Mapping[str, Any], ...] = ()
+    """``journal_repaired`` events: torn tails cut off before appending."""
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """Outputs of the succeeded tasks, by task id."""
+        return {tid: self.tasks[tid].output for tid in self.completed}
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """Ids of tasks whose last word is a failure."""
+        return tuple(t.task_id for t in self.tasks.values() if t.status == "failed")
+
+    @property
+    def blocked(self) -> dict[str, str | None]:
+        """Blocked task id -> the failed task that blocked it."""
+        return {t.task_id: t.blocked_by for t in self.tasks.values() if t.status == "blocked"}
+
+    def is_completed(self, task_id: str) -> bool:
+        """True when the journal records a success for the task."""
+        task = self.tasks.get(task_id)
+        return task is not None and task.status == "succeeded"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as JSON (outputs left out: ``journal show`` prints statuses)."""
+        return {
+            "path": self.path,
+            "plan_id": self.plan_id,
+            "plan_hash": self.plan_hash,
+            "journal_version": self.journal_version,
+            "status": self.status,
+            "events": self.events,
+            "resumes": self.resumes,
+            "interruptions": self.interruptions,
+            "tasks": [t.to_dict() for t in self.tasks.values()],
+            "completed": list(self.completed),
+            "failed": list(self.failed),
+            "blocked": self.blocked,
+            "unknown_events": dict(self.unknown_events),
+            "damage": [d.to_dict() for d in self.damage],
+            "torn_tail": self.torn_tail.to_dict() if self.torn_tail else None,
+            "repairs": [dict(r) for r in self.repairs],
+        }
+
+
+class JournalDamagedError(JournalError):
+    """Strict replay met a damaged line.
+
+    Attributes:
+        damage: the first damaged line.
+        state: the tolerant replay of the whole journal (every damaged line in ``damage``).
+    """
+
+    def __init__(self, damage: Damage, state: ReplayState) -> None:
+        self.damage = damage
+        self.state = state
+        more = len(state.damage) - 1
+        super().__init__(
+            f"damaged journal line: {damage.reason}"
+            + (f" (and {more} more damaged line{'s' if more > 1 else ''})" if more > 0 else ""),
+            source=state.path,
+            location=f"line {damage.line}",
+            hint=(
+                "a resume cuts a torn last line off; see `planeval journal show` for every line"
+                if damage.torn
+                else "replay tolerantly to skip damaged lines (`planeval journal show`)"
+            ),
+        )
+
+
+class _Task:
+    """Mutable per-task accumulator (frozen into ``TaskState`` at the end)."""
+
+    __slots__ = (
+        "attempts",
+        "blocked_by",
+        "description",
+        "duration",
+        "error",
+        "error_type",
+        "line",
+        "output",
+        "retryable",
+        "status",
+        "task_id",
+    )
+
+    def __init__(self, task_id: str) -> None:
+        self.task_id = task_id
+        self.status = "started"
+        self.attempts = 0
+        self.description: str | None = None
+        self.output: Any = None
+        self.duration: float | None = None
+        self.error: str | None = None
+        self.error_type: str | None = None
+        self.retryable: bool | None = None
+        self.blocked_by: str | None = None
+        self.line = 0
+
+    def copy_as(self, task_id: str) -> _Task:
+        other = _Task(task_id)
+        for name in _Task.__slots__:
+            if name != "task_id":
+                setattr(other, name, getattr(self, name))
+        return other
+
+    def freeze(self) -> TaskState:
+        return TaskState(
+            task_id=self.task_id,
+            status=self.status,
+            attempts=self.attempts,
+            description=self.description,
+            output=self.output,
+            duration=self.duration,
+            error=self.error,
+            error_type=self.error_type,
+            retryable=self.retryable,
+            blocked_by=self.blocked_by,
+            line=self.line,
+        )
+
+
+def replay(path: str | Path, mode: ReplayMode = "tolerant") -> ReplayState:
+    """Replay a journal file.
+
+    Args:
+        path: the journal (JSONL).
+        mode: ``tolerant`` skips damaged lines and reports them in ``state.damage``;
+            ``strict`` raises on the first.
+
+    Raises:
+        JournalError: the file cannot be read.
+        JournalDamagedError: strict mode and a damaged line (the torn tail included).
+    """
+    if mode not in ("tolerant", "strict"):
+        raise ValueError(f"mode must be 'tolerant' or 'strict', got {mode!r}")
+    source = str(path)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, the loop is long
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal: {exc.strerror}", source=source) from None
+    with handle:
+        state = _Replayer(source).run(handle)
+    if mode == "strict" and state.damage:
+        raise JournalDamagedError(state.damage[0], state)
+    return state
+
+
+class _Replayer:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.tasks: dict[str, _Task] = {}
+        self.completed: dict[str, None] = {}
+        self.damage: list[Damage] = []
+        self.unknown: dict[str, int] = {}
+        self.repairs: list[Mapping[str, Any]] = []
+        self.plan_id: str | None = None
+        self.plan_hash: str | None = None
+        self.version: int | None = None
+        self.status: str | None = None
+        self.events = 0
+        self.resumes = 0
+        self.interruptions = 0
+        self.torn: Damage | None = None
+
+    def run(self, handle: Any) -> ReplayState:
+        loads = json.loads
+        tasks = self.tasks
+        line_no = 0
+        for raw in handle:
+            line_no += 1
+            if raw[-1:] != b"\n":
+                self._tail(raw, line_no)
+                break
+            try:
+                entry = loads(raw.decode())
+            except UnicodeDecodeError as exc:
+                self._damaged(line_no, f"invalid UTF-8 at byte {exc.start}", raw)
+                continue
+            except ValueError as exc:
+                if raw.strip():
+                    self._damaged(line_no, f"not JSON ({_short(exc)})", raw)
+                else:
+                    self._damaged(line_no, "blank line", raw)
+                continue
+            if type(entry) is not dict:
+                self._damaged(line_no, f"not a JSON object (a {_kind(entry)})", raw)
+                continue
+            event = entry.get("event")
+            if event in TASK_EVENTS:
+                task_id = entry.get("task_id")
+                if type(task_id) is not str:
+                    self._damaged(
+                        line_no, f"a {event} event without a string task_id ({task_id!r})", raw
+                    )
+                    continue
+                self.events += 1
+                task = tasks.get(task_id)
+                if task is None:
+                    task = tasks[task_id] = _Task(task_id)
+                self._task_event(event, entry, task, line_no)
+            elif type(event) is not str:
+                self._damaged(line_no, "an object without a string 'event' field", raw)
+            else:
+                self.events += 1
+                self._plan_event(event, entry, line_no)
+        return self._state()
+
+    def _task_event(self, event: str, entry: dict[str, Any], task: _Task, line_no: int) -> None:
+        description = entry.get("description")
+        if type(description) is str:
+            task.description = description
+        if event == "task_started":
+            attempt = entry.get("attempt")
+            if type(attempt) is int:
+                task.attempts = max(task.attempts, attempt)
+            else:
+                task.attempts += 1
+            if task.status != "succeeded":
+                task.status = "started"
+                task.line = line_no
+            return
+        if event == "task_succeeded":
+            if task.status == "succeeded":
+                self.damage.append(
+                    Damage(
+                        line_no,
+                        f"duplicate task_succeeded for {task.task_id!r} (first at line "
+                        f"{task.line}); the first output is kept",
+                        "",
+                    )
+                )
+                return
+            task.status = "succeeded"
+            task.output = entry.get("output")
+            task.duration = _number(entry.get("duration"))
+            task.line = line_no
+            task.attempts = max(task.attempts, _attempt(entry), 1)
+            self.completed[task.task_id] = None
+            return
+        if task.status == "succeeded":
+            return  # a late failure or block does not undo a success (the gem's rule)
+        if event == "task_failed":
+            task.status = "failed"
+            task.error = _text(entry.get("error"))
+            task.error_type = _text(entry.get("error_type"))
+            retryable = entry.get("retryable")
+            task.retryable = retryable if type(retryable) is bool else None
+            task.duration = _number(entry.get("duration"))
+            task.attempts = max(task.attempts, _attempt(entry), 1)
+        else:  # task_blocked
+            task.status = "blocked"
+            blocked_by = entry.get("blocked_by")
+            task.blocked_by = blocked_by if type(blocked_by) is str else None
+        task.line = line_no
+
+    def _plan_event(self, event: str, entry: dict[str, Any], line_no: int) -> None:
+        plan_id = entry.get("plan_id")
+        if event == "plan_started":
+            self._identify(entry)
+            version = entry.get("journal_version")
+            self.version = version if type(version) is int else self.version
+            self.status = "running"
+        elif event == "plan_resumed":
+            self._identify(entry)
+            self.resumes += 1
+            self.status = "running"
+            self._restore(entry)
+        elif event == "plan_completed":
+            if type(plan_id) is str:
+                self.plan_id = plan_id
+            status = entry.get("status")
+            self.status = status if type(status) is str else "completed"
+        elif event == "plan_interrupted":
+            self.interruptions += 1
+            self.status = "interrupted"
+        elif event == "journal_repaired":
+            self.repairs.append({k: v for k, v in entry.items() if k != "event"})
+        else:
+            self.unknown[event] = self.unknown.get(event, 0) + 1
+
+    def _identify(self, entry: dict[str, Any]) -> None:
+        plan_id = entry.get("plan_id")
+        if type(plan_id) is str:
+            self.plan_id = plan_id
+        plan_hash = entry.get("plan_hash")
+        if type(plan_hash) is str:
+            self.plan_hash = plan_hash
+
+    def _restore(self, entry: dict[str, Any]) -> None:
+        """Apply a resume: only the ``restored`` tasks keep their success."""
+        restored = entry.get("restored")
+        if not isinstance(restored, list):
+            return
+        renamed = entry.get("matched_by_description")
+        renamed = renamed if isinstance(renamed, dict) else {}
+        keep: dict[str, None] = {}
+        for task_id in restored:
+            if type(task_id) is not str:
+                continue
+            source_id = renamed.get(task_id, task_id)
+            source = self.tasks.get(source_id) if type(source_id) is str else None
+            if source is None or source.status != "succeeded":
+                continue
+            if source_id != task_id:
+                self.tasks[task_id] = source.copy_as(task_id)
+            keep[task_id] = None
+        for task_id in list(self.completed):
+            if task_id not in keep:
+                self.tasks[task_id].status = "pending"
+        self.completed = {tid: None for tid in self.completed if tid in keep}
+        for task_id in keep:
+            self.completed.setdefault(task_id, None)
+
+    def _tail(self, raw: bytes, line_no: int) -> None:
+        """The last line has no newline: a complete event, or a torn one."""
+        try:
+            entry = json.loads(raw.decode())
+        except ValueError:
+            entry = None
+        if type(entry) is dict and type(entry.get("event")) is str:
+            # Only the newline is missing: keep the event (the writer completes the line).
+            self.events += 1
+            event = entry["event"]
+            task_id = entry.get("task_id")
+            if event in TASK_EVENTS and type(task_id) is str:
+                task = self.tasks.get(task_id) or self.tasks.setdefault(task_id, _Task(task_id))
+                self._task_event(event, entry, task, line_no)
+                return
+            if event not in TASK_EVENTS:
+                self._plan_event(event, entry, line_no)
+                return
+        if not raw.strip():
+            return  # trailing spaces only: nothing to report
+        self.torn = Damage(line_no, "torn last line (a crash mid-write)", _excerpt(raw), torn=True)
+        self.damage.append(self.torn)
+
+    def _damaged(self, line_no: int, reason: str, raw: bytes) -> None:
+        self.damage.append(Damage(line_no, reason, _excerpt(raw)))
+
+    def _state(self) -> ReplayState:
+        return ReplayState(
+            path=self.source,
+            plan_id=self.plan_id,
+            plan_hash=self.plan_hash,
+            journal_version=self.version,
+            status=self.status,
+            tasks={tid: t.freeze() for tid, t in self.tasks.items()},
+            completed=tuple(self.completed),
+            events=self.events,
+            unknown_events=dict(self.unknown),
+            damage=tuple(sorted(self.damage, key=lambda d: d.line)),
+            torn_tail=self.torn,
+            resumes=self.resumes,
+            interruptions=self.interruptions,
+            repairs=tuple(self.repairs),
+        )
+
+
+def _attempt(entry: dict[str, Any]) -> int:
+    attempt = entry.get("attempt")
+    return attempt if type(attempt) is int else 0
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if type(value) in (int, float) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else (None if value is None else str(value))
+
+
+def _excerpt(raw: bytes) -> str:
+    text = raw[: _EXCERPT * 4].decode("utf-8", "backslashreplace").rstrip("\r\n")
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+
+
+def _short(exc: ValueError) -> str:
+    message = str(exc)
+    return message if len(message) <= 80 else message[:79] + "…"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}.get(
+        type(value), type(value).__name__
+    )

@@ -1,0 +1,228 @@
+"""The journal writer: whole lines, one writer at a time, fsync'd every N events.
+
+Concurrency: a ``threading.Lock`` orders the threads that share one writer, and an exclusive
+``fcntl.flock`` on the file orders every writer of the file, in this process or another. Each
+append holds both while it checks the tail, writes the line with ``O_APPEND`` and (every N
+events) fsyncs, so lines never interleave or tear.
+
+Crash repair: a journal whose last byte is not ``\\n`` ends in a torn line (a writer died
+mid-write). Before the next event is appended, the torn bytes are saved to ``<journal>.torn``,
+cut off, and a ``journal_repaired`` event records where they were, so a new event is never
+glued onto garbage and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from harness._errors import JournalError
+from harness.journal._events import encode_event
+
+__all__ = ["JournalWriter", "TornTailRepair"]
+
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class TornTailRepair:
+    """What the writer cut off the end of a journal before appending (see ``repairs``)."""
+
+    line: int
+    """1-based line number of the torn line."""
+    offset: int
+    """Byte offset where the torn line began (the new file size)."""
+    length: int
+    """How many bytes were cut."""
+    saved_to: str
+    """The sidecar file the cut bytes were appended to."""
+
+    def to_event(self) -> dict[str, Any]:
+        """The ``journal_repaired`` payload."""
+        return {
+            "line": self.line,
+            "offset": self.offset,
+            "bytes": self.length,
+            "saved_to": self.saved_to,
+            "reason": "torn last line (a crash mid-write) cut off before appending",
+        }
+
+
+class JournalWriter:
+    """Appends events to a journal file.
+
+    Args:
+        path: the journal file; it and its parent directory are created when missing.
+        fsync_every: fsync after every N events (N=1: every event); always on ``close``.
+
+    Use as a context manager, or call ``close``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync_every: int = 1) -> None:
+        if isinstance(fsync_every, bool) or not isinstance(fsync_every, int) or fsync_every < 1:
+            raise ValueError(f"fsync_every must be a positive integer, got {fsync_every!r}")
+        self.path = Path(path)
+        self.fsync_every = fsync_every
+        self.repairs: list[TornTailRepair] = []
+        """Torn tails this writer cut off (normally none; one after a crash)."""
+        self._lock = threading.Lock()
+        self._unsynced = 0
+        self._fd = self._open()
+
+    def _open(self) -> int:
+        parent = self.path.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            _fsync_dir(parent)
+        except OSError as exc:
+            raise JournalError(
+                f"cannot open the journal for appending: {exc.strerror}", source=str(self.path)
+            ) from None
+        return fd
+
+    def append(self, event: str, **payload: Any) -> None:
+        """Append one event (``event``, ``at`` and the payload fields) as one line.
+
+        Raises:
+            EventNotSerializableError: the payload is not JSON; nothing is written.
+            ValueError: the writer is closed.
+        """
+        line = encode_event(event, payload, source=str(self.path))
+        self.append_line(line)
+
+    def append_line(self, line: bytes) -> None:
+        """Append one already-encoded, ``\\n``-terminated line (used by ``append``)."""
+        with self._lock:
+            if self._fd < 0:
+                raise ValueError("the journal writer is closed")
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                self._repair_torn_tail()
+                _write_all(self._fd, line)
+                self._unsynced += 1
+                if self._unsynced >= self.fsync_every:
+                    os.fsync(self._fd)
+                    self._unsynced = 0
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def sync(self) -> None:
+        """fsync now (events appended since the last fsync reach the disk)."""
+        with self._lock:
+            if self._fd >= 0 and self._unsynced:
+                os.fsync(self._fd)
+                self._unsynced = 0
+
+    def close(self) -> None:
+        """fsync and close; closing twice is harmless."""
+        with self._lock:
+            if self._fd < 0:
+                return
+            try:
+                if self._unsynced:
+                    os.fsync(self._fd)
+            finally:
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _repair_torn_tail(self) -> None:
+        """Cut a torn last line off (caller holds the locks); record it first."""
+        size = os.fstat(self._fd).st_size
+        if size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
+            return
+        start = _last_line_start(self._fd, size)
+        torn = _pread_all(self._fd, size - start, start)
+        if _is_whole_event(torn):
+            _write_all(self._fd, b"\n")  # only the newline was lost: complete the line
+            return
+        sidecar = self.path.with_name(self.path.name + ".torn")
+        with open(sidecar, "ab") as keep:
+            keep.write(torn + b"\n")
+            keep.flush()
+            os.fsync(keep.fileno())
+        line_no = _count_newlines(self._fd, start) + 1
+        repair = TornTailRepair(line=line_no, offset=start, length=len(torn), saved_to=str(sidecar))
+        os.ftruncate(self._fd, start)
+        os.fsync(self._fd)
+        _write_all(self._fd, encode_event("journal_repaired", repair.to_event()))
+        self.repairs.append(repair)
+
+
+def _is_whole_event(data: bytes) -> bool:
+    try:
+        entry = json.loads(data.decode())
+    except ValueError:
+        return False
+    return isinstance(entry, dict) and isinstance(entry.get("event"), str)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _pread_all(fd: int, length: int, offset: int) -> bytes:
+    parts = []
+    while length > 0:
+        chunk = os.pread(fd, min(length, 1 << 20), offset)
+        if not chunk:
+            break
+        parts.append(chunk)
+        offset += len(chunk)
+        length -= len(chunk)
+    return b"".join(parts)
+
+
+def _last_line_start(fd: int, size: int) -> int:
+    """Offset just past the last ``\\n`` before ``size`` (0 when there is none)."""
+    end = size
+    while end > 0:
+        begin = max(0, end - _CHUNK)
+        chunk = os.pread(fd, end - begin, begin)
+        found = chunk.rfind(b"\n")
+        if found >= 0:
+            return begin + found + 1
+        end = begin
+    return 0
+
+
+def _count_newlines(fd: int, end: int) -> int:
+    count = 0
+    offset = 0
+    while offset < end:
+        chunk = os.pread(fd, min(1 << 20, end - offset), offset)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        offset += len(chunk)
+    return count
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
