@@ -11,7 +11,7 @@ import sys
 import typer
 
 from harness import __version__
-from harness._cli import check, schema
+from harness._cli import check, execute, journal, schema
 
 app = typer.Typer(
     name="planeval",
@@ -41,6 +41,8 @@ def _root(
 app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
 # Commands of other subsystems are registered below, one line each.
+app.command("execute")(execute.execute_command)
+app.add_typer(journal.journal_app, name="journal")
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from harness.execute._agents import AgentLoadError, demo_agent, load_agent
 from harness.execute._context import Agent, TaskContext, TaskError
 from harness.execute._executor import execute
 from harness.execute._graph import TaskGraph
+from harness.execute._model_agent import make_model_agent, model_agent
 from harness.execute._result import ExecutionResult, ExecutionStatus, TaskFailure
 from harness.execute._resume import ResumeDecision, decide_resume, resolve_task
 
@@ -21,5 +22,7 @@ __all__ = [
     "demo_agent",
     "execute",
     "load_agent",
+    "make_model_agent",
+    "model_agent",
     "resolve_task",
 ]

@@ -1,0 +1,160 @@
+"""``planeval execute PLAN --journal J``: run a plan with an agent, journalled and resumable."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from harness._cli._exit import ExitCode
+from harness._cli._output import fail_input, print_json
+from harness._errors import InputError, PlanLoadError
+
+if TYPE_CHECKING:
+    from harness.execute import ExecutionResult
+    from harness.plan import Plan
+
+
+def execute_command(
+    plan: Annotated[Path, typer.Argument(help="The plan file (any format planeval loads).")],
+    journal: Annotated[Path, typer.Option("--journal", "-j", help="The journal file (JSONL).")],
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the journal; completed tasks do not rerun.")
+    ] = False,
+    from_task: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="With --resume: rerun this task (id or unique description) and its downstream.",
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Accept a journal written for another plan.")
+    ] = False,
+    agent: Annotated[
+        str,
+        typer.Option("--agent", help="The agent: module:callable or path/to/file.py:callable."),
+    ] = "harness.execute:demo_agent",
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, help="Independent tasks run at once.")
+    ] = 4,
+    max_attempts: Annotated[
+        int, typer.Option("--max-attempts", min=1, help="Attempts per task in this execution.")
+    ] = 3,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", min=0.001, help="Seconds an attempt may take (then Timeout)."),
+    ] = None,
+    backoff: Annotated[
+        float, typer.Option("--backoff", min=0.0, help="Seconds before the first retry.")
+    ] = 0.5,
+    fsync_every: Annotated[
+        int, typer.Option("--fsync-every", min=1, help="fsync the journal every N events.")
+    ] = 1,
+    output_format: Annotated[
+        str, typer.Option("--format", help="text or json (the result, outputs included).")
+    ] = "text",
+) -> None:
+    """Run a plan's tasks in dependency order with an agent, journalling every step.
+
+    Exit codes: 0 every task succeeded, 1 a task failed for good, 2 unusable input,
+    130 interrupted (Ctrl+C or SIGTERM; resume with --resume).
+    """
+    from harness.execute import execute, load_agent
+
+    if output_format not in ("text", "json"):
+        fail_input(f"--format must be text or json, got {output_format!r}")
+    try:
+        loaded = load_plan_file(plan)
+        agent_fn = load_agent(agent)
+        result = execute(
+            loaded,
+            journal,
+            agent=agent_fn,
+            resume=resume,
+            from_task=from_task,
+            force=force,
+            max_concurrency=max_concurrency,
+            max_attempts=max_attempts,
+            backoff=backoff,
+            timeout=timeout,
+            fsync_every=fsync_every,
+            handle_signals=True,
+            on_event=_progress if output_format == "text" else None,
+            source=str(plan),
+        )
+    except InputError as exc:
+        fail_input(exc)
+    if output_format == "json":
+        print_json(result.to_dict())
+    else:
+        _summary(result)
+    raise typer.Exit(_exit_code(result))
+
+
+def load_plan_file(path: Path) -> Plan:
+    """Read a plan file with ``harness.plan.load_plan`` (canonical JSON until it exists)."""
+    import harness.plan as plan_api
+
+    loader = getattr(plan_api, "load_plan", None)
+    if loader is not None:
+        plan: Plan = loader(path)
+        return plan
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PlanLoadError(f"cannot read the plan: {exc.strerror}", source=str(path)) from None
+    except ValueError as exc:
+        raise PlanLoadError(f"not JSON: {exc}", source=str(path)) from None
+    return plan_api.Plan.from_dict(data, source=str(path))
+
+
+def _exit_code(result: ExecutionResult) -> int:
+    if result.status == "interrupted":
+        return int(ExitCode.INTERRUPTED)
+    return int(ExitCode.OK if result.ok else ExitCode.FAILED)
+
+
+def _progress(event: str, payload: dict[str, Any]) -> None:
+    task = payload.get("task_id")
+    if event == "task_started":
+        line = f"  started   {task} (attempt {payload['attempt']})"
+    elif event == "task_succeeded":
+        line = f"  succeeded {task} in {payload['duration']:.3f}s"
+    elif event == "task_failed":
+        verdict = "failed for good" if payload.get("final") else "failed, will retry"
+        line = f"  {verdict}: {task}: {payload['error_type']}: {payload['error']}"
+    elif event == "task_blocked":
+        line = f"  blocked   {task} (by {payload['blocked_by']})"
+    elif event == "plan_resumed":
+        restored = payload["restored"]
+        line = f"resumed: {len(restored)} task(s) restored" + (
+            f", from {payload['from']}" if payload.get("from") else ""
+        )
+    elif event == "plan_interrupted":
+        line = f"interrupted ({payload['reason']}); resume with --resume"
+    else:
+        return
+    sys.stderr.write(line + "\n")
+
+
+def _summary(result: ExecutionResult) -> None:
+    total = len(result.outputs) + len(result.failed) + len(result.blocked)
+    total += len(result.not_started)
+    lines = [
+        f"{result.status}: {len(result.outputs)}/{total} tasks succeeded "
+        f"({len(result.executed)} executed, {len(result.restored)} restored from the journal)"
+    ]
+    for task_id, failure in result.failed.items():
+        lines.append(f"failed {task_id}: {failure.error_type}: {failure.error}")
+    for task_id, by in result.blocked.items():
+        lines.append(f"blocked {task_id} (by {by})")
+    if result.not_started:
+        lines.append("not run: " + ", ".join(result.not_started))
+    for damage in result.damage:
+        lines.append(f"journal line {damage.line} skipped: {damage.reason}")
+    lines.append(f"journal: {result.journal}")
+    sys.stdout.write("\n".join(lines) + "\n")
