@@ -375,7 +375,7 @@ class _Execution:
     def _wait(self, now: float) -> None:
         horizon = [a.deadline for a in self.running.values() if a.deadline is not None]
         horizon += [t for tid, t in self.retry_at.items() if tid not in self.running]
-        wait = min([*(h - now for h in horizon), _POLL * 4])
+        wait = min([*(h - now for h in horizon), _POLL])
         try:
             token, ok, value, duration = self.results.get(timeout=max(wait, 0.001))
         except queue.Empty:
@@ -412,7 +412,7 @@ class _Execution:
         try:
             encode_event("task_succeeded", payload, source=str(self.path))
         except EventNotSerializableError as exc:
-            message = f"the agent's output is not JSON-serialisable: {exc.what}"
+            message = f"the agent's output is not JSON-serialisable at {exc.pointer}: {exc.what}"
             self._attempt_failed(attempt, (message, "OutputNotSerializable", False), duration)
             return
         self.emit("task_succeeded", **payload)
