@@ -9,7 +9,8 @@ does not write (``plan_started``, ``attempt``, ...) are simply absent.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import json.scanner
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +21,7 @@ from harness.journal._events import TASK_EVENTS
 __all__ = ["Damage", "JournalDamagedError", "ReplayState", "TaskState", "replay"]
 
 ReplayMode = Literal["tolerant", "strict"]
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _EXCERPT = 80
 
 
@@ -193,40 +195,29 @@ class JournalDamagedError(JournalError):
 
 
 class _Task:
-    """Mutable per-task accumulator (frozen into ``TaskState`` at the end)."""
+    """Mutable per-task accumulator (frozen into ``TaskState`` when read).
 
-    __slots__ = (
-        "attempts",
-        "blocked_by",
-        "description",
-        "duration",
-        "error",
-        "error_type",
-        "line",
-        "output",
-        "retryable",
-        "status",
-        "task_id",
-    )
+    Defaults live on the class so that creating one sets a single attribute: a replay of a
+    million events creates half a million of these.
+    """
+
+    status = "started"
+    attempts = 0
+    description: str | None = None
+    output: Any = None
+    duration: float | None = None
+    error: str | None = None
+    error_type: str | None = None
+    retryable: bool | None = None
+    blocked_by: str | None = None
+    line = 0
 
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
-        self.status = "started"
-        self.attempts = 0
-        self.description: str | None = None
-        self.output: Any = None
-        self.duration: float | None = None
-        self.error: str | None = None
-        self.error_type: str | None = None
-        self.retryable: bool | None = None
-        self.blocked_by: str | None = None
-        self.line = 0
 
     def copy_as(self, task_id: str) -> _Task:
         other = _Task(task_id)
-        for name in _Task.__slots__:
-            if name != "task_id":
-                setattr(other, name, getattr(self, name))
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k != "task_id"})
         return other
 
     def freeze(self) -> TaskState:
@@ -245,6 +236,35 @@ class _Task:
         )
 
 
+class _TaskStates(Mapping[str, TaskState]):
+    """Task id -> ``TaskState``, frozen on first access (a million-event replay does not
+    pay for records nobody reads)."""
+
+    __slots__ = ("_frozen", "_raw")
+
+    def __init__(self, raw: dict[str, _Task]) -> None:
+        self._raw = raw
+        self._frozen: dict[str, TaskState] = {}
+
+    def __getitem__(self, task_id: str) -> TaskState:
+        state = self._frozen.get(task_id)
+        if state is None:
+            state = self._frozen[task_id] = self._raw[task_id].freeze()
+        return state
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._raw
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} task states>"
+
+
 def replay(path: str | Path, mode: ReplayMode = "tolerant") -> ReplayState:
     """Replay a journal file.
 
@@ -261,11 +281,15 @@ def replay(path: str | Path, mode: ReplayMode = "tolerant") -> ReplayState:
         raise ValueError(f"mode must be 'tolerant' or 'strict', got {mode!r}")
     source = str(path)
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, the loop is long
+        # Fast path: the whole file is valid UTF-8, so lines are decoded by the text layer.
+        # The first invalid byte sends us back to the start, line by line in binary.
+        with open(path, encoding="utf-8", errors="strict", newline="\n") as text:
+            state = _Replayer(source).run(text)
+    except UnicodeDecodeError:
+        with open(path, "rb") as binary:
+            state = _Replayer(source).run(_decoded_lines(binary))
     except OSError as exc:
         raise JournalError(f"cannot read the journal: {exc.strerror}", source=source) from None
-    with handle:
-        state = _Replayer(source).run(handle)
     if mode == "strict" and state.damage:
         raise JournalDamagedError(state.damage[0], state)
     return state
@@ -288,47 +312,93 @@ class _Replayer:
         self.interruptions = 0
         self.torn: Damage | None = None
 
-    def run(self, handle: Any) -> ReplayState:
+    def run(self, lines: Iterable[str | bytes]) -> ReplayState:
+        """Replay lines (``str``; ``bytes`` for a line that is not valid UTF-8)."""
         loads = json.loads
+        scan = _SCAN
         tasks = self.tasks
+        completed = self.completed
+        task_event = self._task_event
         line_no = 0
-        for raw in handle:
+        events = 0
+        for line in lines:
             line_no += 1
-            if raw[-1:] != b"\n":
-                self._tail(raw, line_no)
+            if isinstance(line, bytes):
+                if line[-1:] != b"\n":
+                    self._torn(line, line_no)
+                else:
+                    self._damaged(line_no, _utf8_reason(line), line)
+                continue
+            if line[-1:] != "\n":
+                self.events += events
+                events = 0
+                self._tail(line, line_no)
                 break
             try:
-                entry = loads(raw.decode())
-            except UnicodeDecodeError as exc:
-                self._damaged(line_no, f"invalid UTF-8 at byte {exc.start}", raw)
-                continue
-            except ValueError as exc:
-                if raw.strip():
-                    self._damaged(line_no, f"not JSON ({_short(exc)})", raw)
-                else:
-                    self._damaged(line_no, "blank line", raw)
+                # The C scanner parses the object; json.loads only when something follows it
+                # (or it did not start), to validate exactly as json.loads would.
+                try:
+                    entry, end = scan(line, 0)
+                except StopIteration:
+                    end = -1
+                if end != len(line) - 1:
+                    entry = loads(line)
+            except (ValueError, RecursionError) as exc:
+                reason = f"not JSON ({_short(exc)})" if line.strip() else "blank line"
+                self._damaged(line_no, reason, line)
                 continue
             if type(entry) is not dict:
-                self._damaged(line_no, f"not a JSON object (a {_kind(entry)})", raw)
+                self._damaged(line_no, f"not a JSON object (a {_kind(entry)})", line)
                 continue
             event = entry.get("event")
             if event in TASK_EVENTS:
                 task_id = entry.get("task_id")
                 if type(task_id) is not str:
-                    self._damaged(
-                        line_no, f"a {event} event without a string task_id ({task_id!r})", raw
-                    )
+                    why = f"a {event} event without a string task_id ({task_id!r})"
+                    self._damaged(line_no, why, line)
                     continue
-                self.events += 1
+                events += 1
                 task = tasks.get(task_id)
                 if task is None:
                     task = tasks[task_id] = _Task(task_id)
-                self._task_event(event, entry, task, line_no)
+                # The two events of every healthy attempt are handled inline (hot path).
+                if event == "task_started":
+                    description = entry.get("description")
+                    if description is not None and type(description) is str:
+                        task.description = description
+                    attempt = entry.get("attempt")
+                    if type(attempt) is int:
+                        if attempt > task.attempts:
+                            task.attempts = attempt
+                    else:
+                        task.attempts += 1
+                    if task.status != "succeeded":
+                        task.status = "started"
+                        task.line = line_no
+                elif event == "task_succeeded" and task.status != "succeeded":
+                    description = entry.get("description")
+                    if description is not None and type(description) is str:
+                        task.description = description
+                    task.status = "succeeded"
+                    task.output = entry.get("output")
+                    duration = entry.get("duration")
+                    task.duration = duration if type(duration) is float else _number(duration)
+                    task.line = line_no
+                    attempt = entry.get("attempt")
+                    if type(attempt) is int and attempt > task.attempts:
+                        task.attempts = attempt
+                    elif task.attempts == 0:
+                        task.attempts = 1
+                    completed[task_id] = None
+                else:
+                    task_event(event, entry, task, line_no)
             elif type(event) is not str:
-                self._damaged(line_no, "an object without a string 'event' field", raw)
+                self._damaged(line_no, "an object without a string 'event' field", line)
             else:
-                self.events += 1
+                events += 1
                 self._plan_event(event, entry, line_no)
+                completed = self.completed  # a resume may replace it
+        self.events += events
         return self._state()
 
     def _task_event(self, event: str, entry: dict[str, Any], task: _Task, line_no: int) -> None:
@@ -437,10 +507,10 @@ class _Replayer:
         for task_id in keep:
             self.completed.setdefault(task_id, None)
 
-    def _tail(self, raw: bytes, line_no: int) -> None:
+    def _tail(self, raw: str, line_no: int) -> None:
         """The last line has no newline: a complete event, or a torn one."""
         try:
-            entry = json.loads(raw.decode())
+            entry = json.loads(raw)
         except ValueError:
             entry = None
         if type(entry) is dict and type(entry.get("event")) is str:
@@ -455,12 +525,15 @@ class _Replayer:
             if event not in TASK_EVENTS:
                 self._plan_event(event, entry, line_no)
                 return
-        if not raw.strip():
-            return  # trailing spaces only: nothing to report
+        if raw.strip():
+            self._torn(raw, line_no)
+        # else: trailing spaces only, nothing to report
+
+    def _torn(self, raw: str | bytes, line_no: int) -> None:
         self.torn = Damage(line_no, "torn last line (a crash mid-write)", _excerpt(raw), torn=True)
         self.damage.append(self.torn)
 
-    def _damaged(self, line_no: int, reason: str, raw: bytes) -> None:
+    def _damaged(self, line_no: int, reason: str, raw: str | bytes) -> None:
         self.damage.append(Damage(line_no, reason, _excerpt(raw)))
 
     def _state(self) -> ReplayState:
@@ -470,7 +543,7 @@ class _Replayer:
             plan_hash=self.plan_hash,
             journal_version=self.version,
             status=self.status,
-            tasks={tid: t.freeze() for tid, t in self.tasks.items()},
+            tasks=_TaskStates(self.tasks),
             completed=tuple(self.completed),
             events=self.events,
             unknown_events=dict(self.unknown),
@@ -495,12 +568,31 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else (None if value is None else str(value))
 
 
-def _excerpt(raw: bytes) -> str:
-    text = raw[: _EXCERPT * 4].decode("utf-8", "backslashreplace").rstrip("\r\n")
+def _decoded_lines(handle: Iterable[bytes]) -> Iterator[str | bytes]:
+    """Lines as ``str``, or as ``bytes`` when a line is not valid UTF-8."""
+    for raw in handle:
+        try:
+            yield raw.decode()
+        except UnicodeDecodeError:
+            yield raw
+
+
+def _utf8_reason(raw: bytes) -> str:
+    try:
+        raw.decode()
+    except UnicodeDecodeError as exc:
+        return f"invalid UTF-8 at byte {exc.start}"
+    return "invalid UTF-8"
+
+
+def _excerpt(raw: str | bytes) -> str:
+    if isinstance(raw, bytes):
+        raw = raw[: _EXCERPT * 4].decode("utf-8", "backslashreplace")
+    text = raw[: _EXCERPT * 4].rstrip("\r\n")
     return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
 
 
-def _short(exc: ValueError) -> str:
+def _short(exc: ValueError | RecursionError) -> str:
     message = str(exc)
     return message if len(message) <= 80 else message[:79] + "…"
 
