@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from harness._cli._exit import ExitCode
-from harness._cli._output import fail_input, print_json
+from harness._cli._output import fail_input, print_json, say_error
 from harness._errors import InputError, PlanLoadError
 
 if TYPE_CHECKING:
@@ -88,6 +88,9 @@ def execute_command(
         )
     except InputError as exc:
         fail_input(exc)
+    except OSError as exc:  # the disk, not the input: a full disk, a revoked permission
+        say_error(f"{journal}: cannot write the journal: {exc.strerror or exc}")
+        raise typer.Exit(ExitCode.INFRA) from None
     if output_format == "json":
         print_json(result.to_dict())
     else:

@@ -78,7 +78,10 @@ class JournalWriter:
     def _open(self) -> int:
         parent = self.path.parent
         try:
+            missing = [d for d in (parent, *parent.parents) if not d.exists()]
             parent.mkdir(parents=True, exist_ok=True)
+            for created in reversed(missing):  # make each new directory entry durable
+                _fsync_dir(created.parent)
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
