@@ -7,13 +7,22 @@ from harness.execute._graph import TaskGraph
 from harness.execute._model_agent import make_model_agent, model_agent
 from harness.execute._result import ExecutionResult, ExecutionStatus, TaskFailure
 from harness.execute._resume import ResumeDecision, decide_resume, resolve_task
+from harness.execute._resume_eval import (
+    CRASH_MODES,
+    CrashMode,
+    ResumeScenario,
+    resume_scenarios,
+)
 
 __all__ = [
+    "CRASH_MODES",
     "Agent",
     "AgentLoadError",
+    "CrashMode",
     "ExecutionResult",
     "ExecutionStatus",
     "ResumeDecision",
+    "ResumeScenario",
     "TaskContext",
     "TaskError",
     "TaskFailure",
@@ -25,4 +34,5 @@ __all__ = [
     "make_model_agent",
     "model_agent",
     "resolve_task",
+    "resume_scenarios",
 ]
