@@ -138,6 +138,15 @@ class ReplayState:
         return tuple(t.task_id for t in self.tasks.values() if t.status == "failed")
 
     @property
+    def failures(self) -> dict[str, dict[str, Any]]:
+        """Failed task id -> ``{"error", "error_type", "retryable"}`` (the gem's shape)."""
+        return {
+            t.task_id: {"error": t.error, "error_type": t.error_type, "retryable": t.retryable}
+            for t in self.tasks.values()
+            if t.status == "failed"
+        }
+
+    @property
     def blocked(self) -> dict[str, str | None]:
         """Blocked task id -> the failed task that blocked it."""
         return {t.task_id: t.blocked_by for t in self.tasks.values() if t.status == "blocked"}

@@ -143,6 +143,9 @@ class TestEvents:
             w.append("plan_completed", plan_id="p", status="failed")
         state = replay(path, "strict")
         assert state.failed == ("a",)
+        assert state.failures == {
+            "a": {"error": "boom", "error_type": "RuntimeError", "retryable": True}
+        }
         assert state.tasks["a"].attempts == 2
         assert state.tasks["a"].error == "boom" and state.tasks["a"].retryable is True
         assert state.blocked == {"b": "a"}
