@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,11 +10,10 @@ import typer
 
 from harness._cli._exit import ExitCode
 from harness._cli._output import fail_input, print_json, say_error
-from harness._errors import InputError, PlanLoadError
+from harness._errors import InputError
 
 if TYPE_CHECKING:
     from harness.execute import ExecutionResult
-    from harness.plan import Plan
 
 
 def execute_command(
@@ -54,6 +52,10 @@ def execute_command(
     fsync_every: Annotated[
         int, typer.Option("--fsync-every", min=1, help="fsync the journal every N events.")
     ] = 1,
+    plan_format: Annotated[
+        str,
+        typer.Option("--plan-format", help="auto, canonical, text, worfbench or taskbench."),
+    ] = "auto",
     output_format: Annotated[
         str, typer.Option("--format", help="text or json (the result, outputs included).")
     ] = "text",
@@ -64,11 +66,12 @@ def execute_command(
     130 interrupted (Ctrl+C or SIGTERM; resume with --resume).
     """
     from harness.execute import execute, load_agent
+    from harness.plan import load_plan
 
     if output_format not in ("text", "json"):
         fail_input(f"--format must be text or json, got {output_format!r}")
     try:
-        loaded = load_plan_file(plan)
+        loaded = load_plan(plan, format=plan_format)
         agent_fn = load_agent(agent)
         result = execute(
             loaded,
@@ -96,23 +99,6 @@ def execute_command(
     else:
         _summary(result)
     raise typer.Exit(_exit_code(result))
-
-
-def load_plan_file(path: Path) -> Plan:
-    """Read a plan file with ``harness.plan.load_plan`` (canonical JSON until it exists)."""
-    import harness.plan as plan_api
-
-    loader = getattr(plan_api, "load_plan", None)
-    if loader is not None:
-        plan: Plan = loader(path)
-        return plan
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PlanLoadError(f"cannot read the plan: {exc.strerror}", source=str(path)) from None
-    except ValueError as exc:
-        raise PlanLoadError(f"not JSON: {exc}", source=str(path)) from None
-    return plan_api.Plan.from_dict(data, source=str(path))
 
 
 def _exit_code(result: ExecutionResult) -> int:

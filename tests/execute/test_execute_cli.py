@@ -94,6 +94,14 @@ class TestExecute:
         assert second.exit_code == 0, second.output
         assert calls(setup["log"]) == ["t1", "t2", "t3", "t3", "t3", "t3", "t4"]
 
+    def test_any_plan_format_loads(self, setup: dict[str, Path], tmp_path: Path) -> None:
+        """A plan inside a model's prose and code fence executes like the canonical file."""
+        text = tmp_path / "answer.md"
+        text.write_text("Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```\nDone.")
+        result = run("execute", str(text), "--journal", str(setup["journal"]))
+        assert result.exit_code == 0, result.output
+        assert replay(setup["journal"]).plan_id == "cli-chain"
+
     def test_json_output(self, setup: dict[str, Path]) -> None:
         """--format json prints the result, outputs included."""
         result = run(
@@ -106,7 +114,7 @@ class TestExecute:
     @pytest.mark.parametrize(
         ("extra", "message"),
         [
-            (["--resume", "--from", "Thrid"], "did you mean: 'Third'"),  # unknown task
+            (["--resume", "--from", "Thrid"], "Did you mean: 'Third'"),  # unknown task
             (["--agent", "no_such_module_xyz:agent"], "cannot import the agent module"),
             (["--agent", "harness.execute:nope"], "has no 'nope'"),
             (["--agent", "just-a-name"], "module:callable"),
