@@ -374,7 +374,8 @@ class _Execution:
 
     def _wait(self, now: float) -> None:
         horizon = [a.deadline for a in self.running.values() if a.deadline is not None]
-        horizon += [t for tid, t in self.retry_at.items() if tid not in self.running]
+        if len(self.running) < self.max_concurrency:  # a due retry can only start in a free slot
+            horizon += [t for tid, t in self.retry_at.items() if tid not in self.running]
         wait = min([*(h - now for h in horizon), _POLL])
         try:
             token, ok, value, duration = self.results.get(timeout=max(wait, 0.001))
