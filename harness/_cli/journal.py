@@ -93,11 +93,11 @@ def render_state(state: ReplayState) -> str:
         lines.append(f"{'task':<{width}}  {'status':<9}  attempts  duration")
         for task in state.tasks.values():
             duration = f"{task.duration:.3f}s" if task.duration is not None else "-"
-            note = ""
+            note = f"  {_clip(task.description)}" if task.description else ""
             if task.status == "failed":
-                note = f"  {task.error_type}: {task.error}"
+                note += f"  {task.error_type}: {task.error}"
             elif task.status == "blocked":
-                note = f"  by {task.blocked_by}"
+                note += f"  (blocked by {task.blocked_by})"
             lines.append(
                 f"{task.task_id:<{width}}  {task.status:<9}  {task.attempts:>8}  {duration}{note}"
             )
@@ -110,3 +110,7 @@ def render_state(state: ReplayState) -> str:
     for event, count in state.unknown_events.items():
         lines.append(f"ignored {count} unknown {event!r} event(s)")
     return "\n".join(lines) + "\n"
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
