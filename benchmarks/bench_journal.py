@@ -122,11 +122,12 @@ def main() -> None:
                 lambda e=every: writer_run(journal, e),
                 lambda e=every: bare_run(bare, lines, e),
             )
-            verdict = f"(target {target}x: {'met' if ours / floor <= target else 'MISSED'})"
+            verdict = "(no target)"
+            if target is not None:
+                verdict = f"(target {target}x: {'met' if ours / floor <= target else 'MISSED'})"
             print(
                 f"append {APPENDS:,} events, fsync every {every:>3}: journal {ours:.3f}s  "
-                f"bare write+fsync {floor:.3f}s  ratio {ours / floor:.2f}x "
-                + (verdict if target else "(no target)")
+                f"bare write+fsync {floor:.3f}s  ratio {ours / floor:.2f}x " + verdict
             )
         big = work / "replay.jsonl"
         make_replay_journal(big)

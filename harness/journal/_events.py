@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime
+import time
 from typing import Any, Final
 
 from harness._errors import JournalError
@@ -60,9 +60,19 @@ class EventNotSerializableError(JournalError, TypeError):
         )
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_ENCODE_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+_second: list[Any] = [None, ""]  # (whole second, its formatted prefix): one strftime a second
+
+
 def now_iso() -> str:
     """The current UTC time as ISO 8601 with milliseconds, like the gem's ``at`` field."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = time.time()
+    second = int(now)
+    if _second[0] != second:
+        _second[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _second[0] = second
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
 
 
 def encode_event(event: str, payload: dict[str, Any], *, source: str | None = None) -> bytes:
@@ -74,7 +84,7 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
     """
     record = {"event": event, "at": now_iso(), **payload}
     try:
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _ENCODE(record)
     except (TypeError, ValueError) as exc:
         pointer, found = _first_bad_value(record)
         raise EventNotSerializableError(
@@ -86,7 +96,7 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate in a string: escape it as \udXXX so the line stays valid UTF-8.
-        return (json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n").encode()
+        return (_ENCODE_ASCII(record) + "\n").encode()
 
 
 def _first_bad_value(value: Any, pointer: str = "") -> tuple[str, str]:

@@ -73,6 +73,7 @@ class JournalWriter:
         """Torn tails this writer cut off (normally none; one after a crash)."""
         self._lock = threading.Lock()
         self._unsynced = 0
+        self._end = -1  # file size after our last line (-1: unknown, so check the tail)
         self._fd = self._open()
 
     def _open(self) -> int:
@@ -109,8 +110,9 @@ class JournalWriter:
                 raise ValueError("the journal writer is closed")
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
-                self._repair_torn_tail()
+                size = self._repair_torn_tail()
                 _write_all(self._fd, line)
+                self._end = size + len(line)
                 self._unsynced += 1
                 if self._unsynced >= self.fsync_every:
                     os.fsync(self._fd)
@@ -148,16 +150,19 @@ class JournalWriter:
     ) -> None:
         self.close()
 
-    def _repair_torn_tail(self) -> None:
-        """Cut a torn last line off (caller holds the locks); record it first."""
+    def _repair_torn_tail(self) -> int:
+        """Cut a torn last line off (caller holds the locks); record it first.
+
+        Returns the file size afterwards, where the next line will start.
+        """
         size = os.fstat(self._fd).st_size
-        if size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
-            return
+        if size == self._end or size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
+            return size  # (size == _end: nobody wrote since our own whole line)
         start = _last_line_start(self._fd, size)
         torn = _pread_all(self._fd, size - start, start)
         if _is_whole_event(torn):
             _write_all(self._fd, b"\n")  # only the newline was lost: complete the line
-            return
+            return size + 1
         sidecar = self.path.with_name(self.path.name + ".torn")
         with open(sidecar, "ab") as keep:
             keep.write(torn + b"\n")
@@ -167,8 +172,10 @@ class JournalWriter:
         repair = TornTailRepair(line=line_no, offset=start, length=len(torn), saved_to=str(sidecar))
         os.ftruncate(self._fd, start)
         os.fsync(self._fd)
-        _write_all(self._fd, encode_event("journal_repaired", repair.to_event()))
+        note = encode_event("journal_repaired", repair.to_event())
+        _write_all(self._fd, note)
         self.repairs.append(repair)
+        return start + len(note)
 
 
 def _is_whole_event(data: bytes) -> bool:

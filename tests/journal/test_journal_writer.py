@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -208,6 +210,27 @@ class TestTornTail:
         sidecar = Path(str(path) + ".torn")
         assert sidecar.read_bytes() == torn + b"\n"  # nothing is lost
         assert writer.repairs[0].length == len(torn)
+
+    def test_a_writer_that_crashed_while_we_were_open(self, tmp_path: Path) -> None:
+        """Torn bytes left by another writer after our last line are cut before our next."""
+        path = tmp_path / "j.jsonl"
+        with JournalWriter(path) as ours:
+            ours.append("task_succeeded", task_id="a", output=1)
+            with open(path, "ab") as crashed:
+                crashed.write(b'{"event":"task_succeeded","task_id":"b"')
+            ours.append("task_succeeded", task_id="c", output=3)
+        state = replay(path, "strict")
+        assert state.completed == ("a", "c") and len(state.repairs) == 1
+
+    def test_time_is_utc_iso_with_milliseconds(self, tmp_path: Path) -> None:
+        """`at` reads like the gem's: 2025-05-29T10:00:04.210Z."""
+        path = tmp_path / "j.jsonl"
+        with JournalWriter(path) as writer:
+            writer.append("plan_started", plan_id="p")
+        at = str(lines(path)[0]["at"])
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", at)
+        parsed = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        assert abs((datetime.now(UTC) - parsed).total_seconds()) < 60
 
     def test_a_tail_missing_only_its_newline_is_kept(self, tmp_path: Path) -> None:
         """A whole event without its newline is completed, not cut off."""
