@@ -359,54 +359,72 @@ class _Replayer:
             if type(entry) is not dict:
                 self._damaged(line_no, f"not a JSON object (a {_kind(entry)})", line)
                 continue
-            event = entry.get("event")
-            if event in TASK_EVENTS:
-                task_id = entry.get("task_id")
-                if type(task_id) is not str:
-                    why = f"a {event} event without a string task_id ({task_id!r})"
-                    self._damaged(line_no, why, line)
-                    continue
-                events += 1
-                task = tasks.get(task_id)
-                if task is None:
-                    task = tasks[task_id] = _Task(task_id)
-                # The two events of every healthy attempt are handled inline (hot path).
-                if event == "task_started":
-                    description = entry.get("description")
-                    if description is not None and type(description) is str:
-                        task.description = description
-                    attempt = entry.get("attempt")
-                    if type(attempt) is int:
-                        if attempt > task.attempts:
-                            task.attempts = attempt
-                    else:
-                        task.attempts += 1
-                    if task.status != "succeeded":
-                        task.status = "started"
-                        task.line = line_no
-                elif event == "task_succeeded" and task.status != "succeeded":
-                    description = entry.get("description")
-                    if description is not None and type(description) is str:
-                        task.description = description
-                    task.status = "succeeded"
-                    task.output = entry.get("output")
-                    duration = entry.get("duration")
-                    task.duration = duration if type(duration) is float else _number(duration)
-                    task.line = line_no
-                    attempt = entry.get("attempt")
-                    if type(attempt) is int and attempt > task.attempts:
-                        task.attempts = attempt
-                    elif task.attempts == 0:
-                        task.attempts = 1
-                    completed[task_id] = None
-                else:
-                    task_event(event, entry, task, line_no)
-            elif type(event) is not str:
+            # Subscripts in try blocks, not .get(): the keys are nearly always there, and
+            # this loop runs once per event (a million times for a large journal).
+            try:
+                event = entry["event"]
+                task_id = entry["task_id"]
+            except KeyError:
+                event = entry.get("event")
+                task_id = None
+            if type(event) is not str:
                 self._damaged(line_no, "an object without a string 'event' field", line)
-            else:
+                continue
+            if event not in TASK_EVENTS:
                 events += 1
                 self._plan_event(event, entry, line_no)
                 completed = self.completed  # a resume may replace it
+                continue
+            if type(task_id) is not str:
+                why = f"a {event} event without a string task_id ({task_id!r})"
+                self._damaged(line_no, why, line)
+                continue
+            events += 1
+            task = tasks.get(task_id)
+            if task is None:
+                task = tasks[task_id] = _Task(task_id)
+            # The two events of every healthy attempt are handled inline.
+            if event == "task_started":
+                try:
+                    attempt = entry["attempt"]
+                    description = entry["description"]
+                except KeyError:
+                    attempt = entry.get("attempt")
+                    description = entry.get("description")
+                if type(description) is str:
+                    task.description = description
+                if type(attempt) is int:
+                    if attempt > task.attempts:
+                        task.attempts = attempt
+                else:
+                    task.attempts += 1
+                if task.status != "succeeded":
+                    task.status = "started"
+                    task.line = line_no
+            elif event == "task_succeeded" and task.status != "succeeded":
+                try:
+                    output = entry["output"]
+                    duration = entry["duration"]
+                    attempt = entry["attempt"]
+                    description = entry["description"]
+                except KeyError:
+                    output = entry.get("output")
+                    duration = entry.get("duration")
+                    attempt = entry.get("attempt")
+                    description = entry.get("description")
+                if type(description) is str:
+                    task.description = description
+                task.status = "succeeded"
+                task.output = output
+                task.duration = duration if type(duration) is float else _number(duration)
+                task.line = line_no
+                if type(attempt) is int and attempt > task.attempts:
+                    task.attempts = attempt
+                elif task.attempts == 0:
+                    task.attempts = 1
+                completed[task_id] = None
+            else:
+                task_event(event, entry, task, line_no)
         self.events += events
         return self._state()
 

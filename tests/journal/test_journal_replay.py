@@ -34,6 +34,8 @@ DAMAGE_CASES = [
     pytest.param(event("task_failed"), "without a string task_id", id="missing-id"),
     pytest.param(b"[1, 2, 3]\n", "not a JSON object", id="a-list"),
     pytest.param(b'{"task_id": "a"}\n', "without a string 'event'", id="no-event"),
+    pytest.param(b'{"event": ["task_started"]}\n', "without a string 'event'", id="list-event"),
+    pytest.param(event("task_started", task_id={"a": 1}), "task_id", id="object-task-id"),
     pytest.param(b"\n", "blank line", id="blank-line"),
     pytest.param(b"   \t \n", "blank line", id="whitespace-line"),
     pytest.param(b"{" + b"x" * EIGHT_MB + b"\n", "not JSON", id="8MB-garbage-line"),
