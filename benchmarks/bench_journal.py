@@ -39,12 +39,14 @@ def best_pair(
 
 
 def event_payload(i: int) -> tuple[str, dict[str, object]]:
+    """Events shaped like the executor's: a start and a success per task."""
     task_id = f"task_{i // 2}"
     if i % 2 == 0:
         return "task_started", {"task_id": task_id, "description": "Extract order", "attempt": 1}
     output = {"order": f"A-{i:07d}", "items": [1, 2, 3], "note": "refund approved"}
     return "task_succeeded", {
         "task_id": task_id,
+        "description": "Extract order",
         "attempt": 1,
         "duration": 0.0123,
         "output": output,

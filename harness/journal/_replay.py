@@ -359,8 +359,9 @@ class _Replayer:
             if type(entry) is not dict:
                 self._damaged(line_no, f"not a JSON object (a {_kind(entry)})", line)
                 continue
-            # Subscripts in try blocks, not .get(): the keys are nearly always there, and
-            # this loop runs once per event (a million times for a large journal).
+            # Subscripts in try blocks where a key is always there (cheaper than .get()), and
+            # .get() where it may be missing (an exception per event would cost far more):
+            # this loop runs once per event, a million times for a large journal.
             try:
                 event = entry["event"]
                 task_id = entry["task_id"]
@@ -385,12 +386,8 @@ class _Replayer:
                 task = tasks[task_id] = _Task(task_id)
             # The two events of every healthy attempt are handled inline.
             if event == "task_started":
-                try:
-                    attempt = entry["attempt"]
-                    description = entry["description"]
-                except KeyError:
-                    attempt = entry.get("attempt")
-                    description = entry.get("description")
+                attempt = entry.get("attempt")  # the gem writes no attempt
+                description = entry.get("description")
                 if type(description) is str:
                     task.description = description
                 if type(attempt) is int:
@@ -405,13 +402,11 @@ class _Replayer:
                 try:
                     output = entry["output"]
                     duration = entry["duration"]
-                    attempt = entry["attempt"]
-                    description = entry["description"]
                 except KeyError:
                     output = entry.get("output")
                     duration = entry.get("duration")
-                    attempt = entry.get("attempt")
-                    description = entry.get("description")
+                attempt = entry.get("attempt")
+                description = entry.get("description")
                 if type(description) is str:
                     task.description = description
                 task.status = "succeeded"
