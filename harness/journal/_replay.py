@@ -8,9 +8,11 @@ does not write (``plan_started``, ``attempt``, ...) are simply absent.
 
 from __future__ import annotations
 
+import gc
 import json
 import json.scanner
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -245,6 +247,19 @@ class _Task:
         )
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: a replay allocates millions of objects that form
+    no cycles, and the collections they trigger would otherwise cost a third of its time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class _TaskStates(Mapping[str, TaskState]):
     """Task id -> ``TaskState``, frozen on first access (a million-event replay does not
     pay for records nobody reads)."""
@@ -289,16 +304,17 @@ def replay(path: str | Path, mode: ReplayMode = "tolerant") -> ReplayState:
     if mode not in ("tolerant", "strict"):
         raise ValueError(f"mode must be 'tolerant' or 'strict', got {mode!r}")
     source = str(path)
-    try:
-        # Fast path: the whole file is valid UTF-8, so lines are decoded by the text layer.
-        # The first invalid byte sends us back to the start, line by line in binary.
-        with open(path, encoding="utf-8", errors="strict", newline="\n") as text:
-            state = _Replayer(source).run(text)
-    except UnicodeDecodeError:
-        with open(path, "rb") as binary:
-            state = _Replayer(source).run(_decoded_lines(binary))
-    except OSError as exc:
-        raise JournalError(f"cannot read the journal: {exc.strerror}", source=source) from None
+    with _gc_paused():
+        try:
+            # Fast path: the whole file is valid UTF-8, so lines are decoded by the text layer.
+            # The first invalid byte sends us back to the start, line by line in binary.
+            with open(path, encoding="utf-8", errors="strict", newline="\n") as text:
+                state = _Replayer(source).run(text)
+        except UnicodeDecodeError:
+            with open(path, "rb") as binary:
+                state = _Replayer(source).run(_decoded_lines(binary))
+        except OSError as exc:
+            raise JournalError(f"cannot read the journal: {exc.strerror}", source=source) from None
     if mode == "strict" and state.damage:
         raise JournalDamagedError(state.damage[0], state)
     return state
