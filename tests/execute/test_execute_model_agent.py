@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import chain_plan
+from _execute_helpers import chain_plan
 
 from harness.execute import execute, make_model_agent, model_agent
 

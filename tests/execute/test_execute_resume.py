@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RecordingAgent, chain_plan, diamond_plan
+from _execute_helpers import RecordingAgent, chain_plan, diamond_plan
 
 from harness._errors import JournalError
 from harness.execute import TaskContext, demo_agent, execute

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import chain_plan, diamond_plan
+from _execute_helpers import chain_plan, diamond_plan
 
 import harness.execute
 import harness.journal
