@@ -234,8 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = raw
         path = self.path.split("?", 1)[0]
-        flavour = "anthropic" if path.endswith("/messages") else "openai"
-        if not path.endswith(("/chat/completions", "/messages")):
+        flavour = "anthropic" if path == "/v1/messages" else "openai"
+        if path not in ("/v1/chat/completions", "/v1/messages"):
             self._send(404, {"error": {"message": f"no route {path}"}})
             return
         prompt = _prompt_of(body)
