@@ -122,7 +122,7 @@ def test_stale_after_prompt_change_exits_3(tmp_path: Path) -> None:
     path = _suite_with(tmp_path, {"a": PLAN})
     prompt = tmp_path / "evals" / "demo.prompt.md"
     prompt.write_text(prompt.read_text() + "Be terse.\n", encoding="utf-8")
-    code, out, err = _run(str(path))
+    code, _, err = _run(str(path))
     assert code == 3 and "stale: a (rb, sample 0)" in err
     rows = (_only_run(tmp_path) / "results.jsonl").read_text().splitlines()
     assert json.loads(rows[0])["status"] == "stale"

@@ -131,6 +131,7 @@ class TestRetries:
         """A case that still fails after the retries is `error`, with the attempts named."""
         server.fail("server_error", times=10)
         status, detail, sleeps = self._evaluate(tmp_path, server, retries=2)
+        assert len(sleeps) == 2
         assert (
             status == "error"
             and "HTTP 500" in (detail or "")
