@@ -17,6 +17,7 @@ from harness.providers import (
     ProviderError,
     RetryPolicy,
     answer_from_body,
+    close_thread_clients,
     http_provider,
     with_retries,
 )
@@ -91,16 +92,19 @@ def evaluate_one(
     Raises:
         InputError: an unknown record mode, or live mode without the SDK, key or command.
     """
-    return prepare_one(
-        suite,
-        case,
-        model,
-        sample,
-        record_mode=record_mode,
-        fixtures=fixtures,
-        retry=retry,
-        env=env,
-    )()
+    try:
+        return prepare_one(
+            suite,
+            case,
+            model,
+            sample,
+            record_mode=record_mode,
+            fixtures=fixtures,
+            retry=retry,
+            env=env,
+        )()
+    finally:
+        close_thread_clients()
 
 
 def prepare_one(
