@@ -9,10 +9,12 @@ calls run at once. Instead each live call gets its own httpx transport wired to 
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import re
 import ssl
 import threading
+import zlib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -91,7 +93,14 @@ def _strip_request(request: Any) -> Any:
 
 
 def _keep_response(response: dict[str, Any]) -> dict[str, Any] | None:
-    """Record only complete answers (2xx with a JSON body), without cookies or org ids."""
+    """Record only complete answers (2xx with a JSON body), without cookies or org ids.
+
+    Compressed bodies (vendors answer gzip) are stored decompressed, so cassettes are
+    readable and diffable.
+    """
+    from vcr.filters import decode_response
+
+    response = decode_response(response)
     code = int(response.get("status", {}).get("code", 0))
     if not 200 <= code < 300:
         return None
@@ -265,11 +274,24 @@ def replay_response(
                 f"({', '.join(differs)} differ)"
             )
         response = found[-1]
+    data: dict[str, Any] = json.loads(_body_text(response))
+    return data
+
+
+def _body_text(response: dict[str, Any]) -> str:
+    """A recorded response body as text, decompressed if it was stored compressed."""
     body = response.get("body") or {}
     raw = body.get("string", b"") if isinstance(body, dict) else body
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    data: dict[str, Any] = json.loads(text)
-    return data
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogateescape")
+    headers = {str(k).lower(): v for k, v in (response.get("headers") or {}).items()}
+    encoding = headers.get("content-encoding") or []
+    encoding = encoding if isinstance(encoding, list) else [encoding]
+    if "gzip" in encoding:
+        raw = gzip.decompress(raw)
+    elif "deflate" in encoding:
+        raw = zlib.decompress(raw)
+    return bytes(raw).decode("utf-8", "replace")
 
 
 def _differences(stored: dict[str, Any], expected: tuple[str, str, dict[str, Any]]) -> list[str]:

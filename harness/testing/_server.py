@@ -12,6 +12,7 @@ and the retry logic all run exactly as they do against the vendors. Answers are 
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -83,6 +84,7 @@ class _Fault:
 class _State:
     latency: float
     planner: Callable[[str], str]
+    gzip: bool = False
     answers: list[tuple[str | None, str]] = field(default_factory=list)
     faults: list[_Fault] = field(default_factory=list)
     requests: list[ReceivedRequest] = field(default_factory=list)
@@ -97,12 +99,17 @@ class FakePlannerServer:
     Args:
         latency: seconds every answer waits before it is sent (the ``bench_live`` model).
         planner: makes the answer text from the prompt (default: ``default_planner``).
+        gzip: compress answers when the client accepts gzip (as the vendors' APIs do).
     """
 
     def __init__(
-        self, *, latency: float = 0.0, planner: Callable[[str], str] = default_planner
+        self,
+        *,
+        latency: float = 0.0,
+        planner: Callable[[str], str] = default_planner,
+        gzip: bool = False,
     ) -> None:
-        self._state = _State(latency=latency, planner=planner)
+        self._state = _State(latency=latency, planner=planner, gzip=gzip)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -286,6 +293,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode("utf-8")
         self.send_response(code)
+        if self.state.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
+            data = gzip.compress(data)
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():

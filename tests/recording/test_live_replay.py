@@ -198,3 +198,19 @@ def test_all_rerecords_everything(tmp_path: Path, server: FakePlannerServer) -> 
     assert {r.task_count for r in again.rows} == {1}
     cassettes = list((tmp_path / "plan_fixtures").rglob("*.yaml"))
     assert all(len(yaml.safe_load(c.read_text())["interactions"]) == 1 for c in cassettes)
+
+
+def test_compressed_answers_are_stored_readable(tmp_path: Path) -> None:
+    """A gzip answer (as the vendors send) is recorded decompressed and replays the same."""
+    with FakePlannerServer(gzip=True) as server:
+        suite = load_suite(_project(tmp_path, server))
+        live = run_suite(
+            suite, models=["gpt"], samples=1, record_mode="all", env=ENV, retry=NO_WAIT
+        )
+    cassette = next((tmp_path / "plan_fixtures").rglob("sample-0.yaml")).read_text()
+    response = yaml.safe_load(cassette)["interactions"][0]["response"]
+    assert "content-encoding" not in {k.lower() for k in response["headers"]}
+    assert '"choices"' in response["body"]["string"]
+    replay = run_suite(suite, models=["gpt"], samples=1)
+    assert [r.status for r in replay.rows] == [r.status for r in live.rows]
+    assert replay.rows[0].status == "pass"
