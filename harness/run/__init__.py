@@ -1,6 +1,12 @@
 """Runs: evaluating a suite over models and samples, and the records a run writes."""
 
-from harness.run._evaluate import check_record_mode, evaluate_one, fixtures_root, prepare_one
+from harness.run._evaluate import (
+    Pending,
+    check_record_mode,
+    evaluate_one,
+    fixtures_root,
+    prepare_one,
+)
 from harness.run._records import (
     COUNTED_STATUSES,
     FORMAT_VERSION,
@@ -17,6 +23,7 @@ __all__ = [
     "FORMAT_VERSION",
     "STATUSES",
     "ModelSummary",
+    "Pending",
     "ResultRow",
     "RunInterrupted",
     "RunManifest",

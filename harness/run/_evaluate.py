@@ -37,7 +37,7 @@ from harness.recording import (
 from harness.run._records import ResultRow, Status
 from harness.suite import Case, ModelSpec, Suite
 
-__all__ = ["check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"]
+__all__ = ["Pending", "check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"]
 
 _LOAD_FORMAT = {"canonical": "auto"}
 
@@ -70,7 +70,7 @@ class _Obtained:
     detail: str | None = None
     recording: Path | None = None
     commit: Callable[[], None] | None = None
-    """Writes the new recording (run by whoever finishes the row)."""
+    """Writes the new recording."""
 
 
 def evaluate_one(
@@ -93,7 +93,7 @@ def evaluate_one(
         InputError: an unknown record mode, or live mode without the SDK, key or command.
     """
     try:
-        return prepare_one(
+        pending = prepare_one(
             suite,
             case,
             model,
@@ -102,9 +102,22 @@ def evaluate_one(
             fixtures=fixtures,
             retry=retry,
             env=env,
-        )()
+        )
     finally:
         close_thread_clients()
+    if pending.write is not None:
+        pending.write()
+    return pending.check()
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An answer obtained but not yet recorded and checked (see ``prepare_one``)."""
+
+    write: Callable[[], None] | None
+    """Writes the new recording (atomically), or None when nothing new was recorded."""
+    check: Callable[[], ResultRow]
+    """Checks the plan and returns the row."""
 
 
 def prepare_one(
@@ -117,22 +130,18 @@ def prepare_one(
     fixtures: Path | None = None,
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
-) -> Callable[[], ResultRow]:
-    """``evaluate_one`` in two steps: obtain the answer now, return a function that finishes.
+) -> Pending:
+    """``evaluate_one`` in steps: obtain the answer now; write and check it later.
 
-    The returned function writes the new recording (if any) and checks the plan. A live run's
-    workers obtain answers and go straight back to the network; one thread finishes rows.
+    A live run's workers obtain answers and go straight back to the network, while other
+    threads write recordings (waiting on the disk) and check plans.
     """
     mode = check_record_mode(record_mode)
     paths = sample_paths(fixtures_root(suite, fixtures), suite.name, model.id, case.id, sample)
     obtained = _obtain(suite, case, model, sample, mode, paths, retry, env)
-
-    def finish() -> ResultRow:
-        if obtained.commit is not None:
-            obtained.commit()
-        return _grade(suite, case, model, sample, obtained)
-
-    return finish
+    return Pending(
+        write=obtained.commit, check=lambda: _grade(suite, case, model, sample, obtained)
+    )
 
 
 def _obtain(

@@ -17,7 +17,8 @@ import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from harness import __version__
 from harness._errors import InputError, SuiteError
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
 from harness.recording import atomic_write_text, sample_paths
-from harness.run._evaluate import check_record_mode, fixtures_root, prepare_one
+from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
 from harness.run._records import ResultRow, RunManifest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
@@ -174,17 +175,23 @@ def run_suite(
     )
     _write_manifest(run_dir, manifest)
 
-    def prepare(item: tuple[ModelSpec, Case, int]) -> Callable[[], ResultRow]:
+    def prepare(item: tuple[ModelSpec, Case, int]) -> Pending:
         model, case, sample = item
         return prepare_one(
             suite, case, model, sample, record_mode=mode, fixtures=fixtures, retry=retry, env=env
         )
 
+    def replay(item: tuple[ModelSpec, Case, int]) -> ResultRow:
+        pending = prepare(item)
+        if pending.write is not None:
+            pending.write()
+        return pending.check()
+
     done: list[ResultRow] = []
     interrupted = False
     stop = threading.Event()
-    rows = (
-        (prepare(item)() for item in items)
+    rows: Generator[ResultRow, None, None] = (
+        (replay(item) for item in items)
         if mode == "none"
         else _in_pool(suite.name, items, prepare, concurrency, stop)
     )
@@ -206,6 +213,7 @@ def run_suite(
             interrupted = True
             stop.set()
         finally:
+            rows.close()  # stops the pool's writers from starting queued recordings
             sink.flush()
             os.fsync(sink.fileno())
     order = {(m.id, c.id, k): i for i, (m, c, k) in enumerate(items)}
@@ -279,22 +287,24 @@ def _preflight(
 def _in_pool(
     suite_name: str,
     items: list[tuple[ModelSpec, Case, int]],
-    prepare: Callable[[tuple[ModelSpec, Case, int]], Callable[[], ResultRow]],
+    prepare: Callable[[tuple[ModelSpec, Case, int]], Pending],
     concurrency: int,
     stop: threading.Event,
-) -> Iterator[ResultRow]:
-    """Obtain answers in up to ``concurrency`` daemon threads; finish rows in this thread.
+) -> Generator[ResultRow, None, None]:
+    """Call planners in up to ``concurrency`` daemon threads; yield rows as they finish.
 
-    Workers only wait on planners: writing recordings and checking plans happens here, so a
-    worker's next request goes out while earlier answers are still being processed.
+    Workers only call planners. Recordings are written by a few writer threads (fsync and
+    rename wait on the disk) and plans are checked in this thread, so a worker's next request
+    goes out while earlier answers are still being written and checked.
     """
     todo: queue.SimpleQueue[tuple[ModelSpec, Case, int]] = queue.SimpleQueue()
     for item in items:
         todo.put(item)
-    ready: queue.SimpleQueue[tuple[tuple[ModelSpec, Case, int], Callable[[], ResultRow]]]
-    ready = queue.SimpleQueue()
+    Ready = tuple[tuple[ModelSpec, Case, int], Callable[[], ResultRow]]
+    ready: queue.SimpleQueue[Ready] = queue.SimpleQueue()
+    writers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="planeval-writer")
 
-    def internal_error(item: tuple[ModelSpec, Case, int], exc: Exception) -> ResultRow:
+    def internal_error(item: tuple[ModelSpec, Case, int], exc: BaseException) -> ResultRow:
         model, case, sample = item
         return ResultRow(
             suite=suite_name,
@@ -306,6 +316,14 @@ def _in_pool(
             detail=f"internal error: {exc.__class__.__name__}: {exc}",
         )
 
+    def write(item: tuple[ModelSpec, Case, int], pending: Pending) -> None:
+        try:
+            assert pending.write is not None
+            pending.write()
+            ready.put((item, pending.check))
+        except Exception as exc:
+            ready.put((item, functools.partial(internal_error, item, exc)))
+
     def worker() -> None:
         try:
             while not stop.is_set():
@@ -314,27 +332,34 @@ def _in_pool(
                 except queue.Empty:
                     return
                 try:
-                    finish = prepare(item)
+                    pending = prepare(item)
                 except Exception as exc:  # a bug must not lose the run: it becomes an error row
-                    finish = functools.partial(internal_error, item, exc)
-                ready.put((item, finish))
+                    ready.put((item, functools.partial(internal_error, item, exc)))
+                    continue
+                if pending.write is None:
+                    ready.put((item, pending.check))
+                else:
+                    writers.submit(write, item, pending)
         finally:
             close_thread_clients()
 
     for _ in range(min(concurrency, len(items))):
         threading.Thread(target=worker, daemon=True, name="planeval-worker").start()
-    for _ in items:
-        while True:
+    try:
+        for _ in items:
+            while True:
+                try:
+                    item, check = ready.get(timeout=0.1)
+                    break
+                except queue.Empty:
+                    continue
             try:
-                item, finish = ready.get(timeout=0.1)
-                break
-            except queue.Empty:
-                continue
-        try:
-            row = finish()
-        except Exception as exc:
-            row = internal_error(item, exc)
-        yield row
+                row = check()
+            except Exception as exc:
+                row = internal_error(item, exc)
+            yield row
+    finally:
+        writers.shutdown(wait=False, cancel_futures=True)
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(ResultRow))
