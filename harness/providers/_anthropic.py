@@ -50,12 +50,3 @@ class AnthropicProvider(HttpProvider):
             timeout=model.timeout,
             http_client=http_client,
         )
-
-    def _create(self, client: Any, body: dict[str, Any]) -> Any:
-        rest = {k: v for k, v in body.items() if k not in ("model", "messages", "max_tokens")}
-        return client.messages.with_raw_response.create(
-            model=body["model"],
-            max_tokens=body["max_tokens"],
-            messages=body["messages"],
-            extra_body=rest,
-        )

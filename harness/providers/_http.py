@@ -120,7 +120,9 @@ class HttpProvider:
         client, transport = self._thread_client(sdk, model, api_key)
         transport.cassette = cassette
         try:
-            raw = self._create(client, body)
+            # the SDK's documented call for any endpoint: our exact body, the SDK's auth,
+            # headers, timeouts and error types (its typed methods re-walk the body's types)
+            raw = client.post(self.path, body=body, cast_to=self.http_module(model).Response)
         except sdk.APIStatusError as exc:
             status = exc.status_code
             raise ProviderError(
@@ -140,7 +142,7 @@ class HttpProvider:
             ) from None
         finally:
             transport.cassette = None
-        text = raw.http_response.text
+        text = raw.text
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -168,9 +170,6 @@ class HttpProvider:
         return found
 
     def _client(self, sdk: ModuleType, model: ModelSpec, api_key: str, http_client: Any) -> Any:
-        raise NotImplementedError
-
-    def _create(self, client: Any, body: dict[str, Any]) -> Any:
         raise NotImplementedError
 
 

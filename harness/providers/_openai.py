@@ -46,9 +46,3 @@ class OpenAIProvider(HttpProvider):
             timeout=model.timeout,
             http_client=http_client,
         )
-
-    def _create(self, client: Any, body: dict[str, Any]) -> Any:
-        rest = {k: v for k, v in body.items() if k not in ("model", "messages")}
-        return client.chat.completions.with_raw_response.create(
-            model=body["model"], messages=body["messages"], extra_body=rest
-        )
