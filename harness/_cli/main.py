@@ -12,6 +12,7 @@ import typer
 
 from harness import __version__
 from harness._cli import check, schema
+from harness._cli import report as report_cli
 
 app = typer.Typer(
     name="planeval",
@@ -41,6 +42,7 @@ def _root(
 app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
 # Commands of other subsystems are registered below, one line each.
+app.command("report")(report_cli.report_command)
 
 
 def main() -> None:

@@ -1,0 +1,47 @@
+"""``planeval report RUN``: summary.md, report.html, junit.xml and results.csv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness._cli._output import fail_input, print_json
+from harness._errors import InputError
+
+
+def report_command(
+    run: Path = typer.Argument(..., help="The run folder (reports/runs/<run-id>)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the files here instead."),
+    fmt: str = typer.Option("text", "--format", help="text | json: what to print."),
+) -> None:
+    """Write summary.md, report.html, junit.xml and results.csv into the run folder."""
+    if fmt not in ("text", "json"):
+        fail_input(f"--format must be text or json, not {fmt!r}")
+    from harness.report import load_run, write_report
+
+    try:
+        loaded = load_run(run)
+        for warning in loaded.warnings:
+            typer.echo(f"planeval: warning: {warning}", err=True)
+        files = write_report(loaded, out)
+    except InputError as exc:
+        fail_input(exc)
+    total = files.summary.total
+    paths = {
+        "summary_md": str(files.summary_md),
+        "report_html": str(files.report_html),
+        "junit_xml": str(files.junit_xml),
+        "results_csv": str(files.results_csv),
+    }
+    if fmt == "json":
+        print_json({"run": str(loaded.run_dir), "suite": loaded.suite, "totals": total, "files": paths,
+                    "warnings": loaded.warnings})
+        return
+    typer.echo(
+        f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass "
+        f"({100 * total['rate']:.1f}%); not counted: {total['missing']} missing, "
+        f"{total['stale']} stale, {total['error']} error"
+    )
+    for path in paths.values():
+        typer.echo(f"wrote {path}")
