@@ -12,6 +12,7 @@ import typer
 
 from harness import __version__
 from harness._cli import check, schema
+from harness._cli import compare as compare_cli
 from harness._cli import report as report_cli
 
 app = typer.Typer(
@@ -43,6 +44,7 @@ app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
 # Commands of other subsystems are registered below, one line each.
 app.command("report")(report_cli.report_command)
+app.command("compare")(compare_cli.compare_command)
 
 
 def main() -> None:

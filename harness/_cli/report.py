@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -11,9 +12,11 @@ from harness._errors import InputError
 
 
 def report_command(
-    run: Path = typer.Argument(..., help="The run folder (reports/runs/<run-id>)."),
-    out: Path | None = typer.Option(None, "--out", help="Write the files here instead."),
-    fmt: str = typer.Option("text", "--format", help="text | json: what to print."),
+    run: Annotated[Path, typer.Argument(help="The run folder (reports/runs/<run-id>).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the files here instead of the run folder.")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text | json: what to print.")] = "text",
 ) -> None:
     """Write summary.md, report.html, junit.xml and results.csv into the run folder."""
     if fmt not in ("text", "json"):
@@ -35,13 +38,20 @@ def report_command(
         "results_csv": str(files.results_csv),
     }
     if fmt == "json":
-        print_json({"run": str(loaded.run_dir), "suite": loaded.suite, "totals": total, "files": paths,
-                    "warnings": loaded.warnings})
+        print_json(
+            {
+                "run": str(loaded.run_dir),
+                "suite": loaded.suite,
+                "totals": total,
+                "files": paths,
+                "warnings": loaded.warnings,
+            }
+        )
         return
+    rate = f"{100 * total['rate']:.1f}%" if total["counted"] else "no counted results"
     typer.echo(
-        f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass "
-        f"({100 * total['rate']:.1f}%); not counted: {total['missing']} missing, "
-        f"{total['stale']} stale, {total['error']} error"
+        f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass ({rate}); "
+        f"not counted: {total['missing']} missing, {total['stale']} stale, {total['error']} error"
     )
     for path in paths.values():
         typer.echo(f"wrote {path}")

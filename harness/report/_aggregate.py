@@ -105,7 +105,9 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
     df["passed"] = counts["pass"]
     _with_interval(df, "passed", "counted")
     df["parsed"] = counts["pass"] + counts["fail"]
-    df["parse_rate"] = np.where(df["counted"] > 0, df["parsed"] / df["counted"].clip(lower=1), np.nan)
+    df["parse_rate"] = np.where(
+        df["counted"] > 0, df["parsed"] / df["counted"].clip(lower=1), np.nan
+    )
     for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
         df[status] = counts[status]
     k = max(1, int(run.manifest.samples or 1))

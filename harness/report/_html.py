@@ -127,8 +127,12 @@ def _check_table(s: Summary) -> str:
                 out.append('<td class="num note">–</td>')
                 continue
             r = c.loc[(check, model)]
-            tip = f"{count(r['failed'])} of {count(r['evaluated'])} plans; 95% CI {interval(r['low'], r['high'])}"
-            out.append(f'<td class="num" title="{escape(tip)}"{_heat(float(r["rate"]))}>{pct(r["rate"])}</td>')
+            tip = (
+                f"{count(r['failed'])} of {count(r['evaluated'])} plans; "
+                f"95% CI {interval(r['low'], r['high'])}"
+            )
+            heat = _heat(float(r["rate"]))
+            out.append(f'<td class="num" title="{escape(tip)}"{heat}>{pct(r["rate"])}</td>')
         out.append("</tr>")
     return "".join(out) + "</table></div>"
 
@@ -153,8 +157,12 @@ def _case_payload(s: Summary, budget: int) -> dict[str, Any]:
         prev = rep_idx.get(key)
         if prev is None or _priority(row) < _priority(s.run.rows[prev]):
             rep_idx[key] = i
-    bad = {c: sum(cell.count("f") + cell.count("u") for cell in slots) for c, slots in letters.items()}
-    nc = {c: sum(sum(cell.count(x) for x in "mse") for cell in slots) for c, slots in letters.items()}
+    bad = {
+        c: sum(cell.count("f") + cell.count("u") for cell in slots) for c, slots in letters.items()
+    }
+    nc = {
+        c: sum(sum(cell.count(x) for x in "mse") for cell in slots) for c, slots in letters.items()
+    }
     order = sorted(letters, key=lambda c: (-bad[c], -nc[c], c))
     plans: dict[str, Any] = {}
     viols: dict[str, Any] = {}
@@ -200,7 +208,9 @@ def _case_payload(s: Summary, budget: int) -> dict[str, Any]:
 
 def _priority(row: dict[str, Any]) -> int:
     """Which sample of a (case, model) represents it: failures first, then passes."""
-    return {"fail": 0, "unparseable": 1, "pass": 2, "error": 3, "stale": 4, "missing": 5}[row["status"]]
+    return {"fail": 0, "unparseable": 1, "pass": 2, "error": 3, "stale": 4, "missing": 5}[
+        row["status"]
+    ]
 
 
 def render_html(summary: Summary, *, plan_budget: int = PLAN_BUDGET) -> str:
@@ -226,10 +236,19 @@ def render_html(summary: Summary, *, plan_budget: int = PLAN_BUDGET) -> str:
     )
     labels = s.case_labels()
     label_line = ", ".join(
-        f"{count(labels.get(x, 0))} {x}" for x in ("stable-pass", "flaky", "stable-fail", "pass", "fail", "no data")
+        f"{count(labels.get(x, 0))} {x}"
+        for x in ("stable-pass", "flaky", "stable-fail", "pass", "fail", "no data")
         if labels.get(x, 0)
     )
     shown = sum(1 for c in payload["cases"] for r in c["r"] if r and r[1])
+    cut = any(r and r[1] is None and r[3] is None for c in payload["cases"] for r in c["r"])
+    omitted = (
+        f"Plans are shown for {count(shown)} case x model pairs; the rest were left out to "
+        "keep this file small."
+        if cut
+        else ""
+    )
+    heads = "".join(f"<th><code>{escape(x)}</code></th>" for x in payload["models"])
     legend = "".join(
         f'<span><span class="chip s-{v}">{v}</span> {k}</span>' for k, v in _LETTER.items()
     )
@@ -241,30 +260,36 @@ def render_html(summary: Summary, *, plan_budget: int = PLAN_BUDGET) -> str:
 <h1>planeval report: <code>{escape(run.suite)}</code></h1>
 <div class="meta">{meta}</div>
 {warn}
-<p class="headline"><b>{pct(t["rate"])}</b> of counted results pass ({count(t["passed"])} of {count(t["counted"])},
-95% CI {interval(t["low"], t["high"])}). {count(t["unparseable"])} unparseable (counted as failures).
-Not counted in any rate: {count(t["missing"])} missing, {count(t["stale"])} stale, {count(t["error"])} error.</p>
+<p class="headline"><b>{pct(t["rate"])}</b> of counted results pass
+({count(t["passed"])} of {count(t["counted"])}, 95% CI {interval(t["low"], t["high"])}).
+{count(t["unparseable"])} unparseable (counted as failures).
+Not counted in any rate: {count(t["missing"])} missing, {count(t["stale"])} stale,
+{count(t["error"])} error.</p>
 <p class="meta">Case x model labels: {escape(label_line)}.</p>
 <h2>Pass rate per model</h2>
-<p class="meta">Bars: pass rate over counted results (pass, fail, unparseable); whiskers: Wilson 95% interval.</p>
+<p class="meta">Bars: pass rate over counted results (pass, fail, unparseable);
+whiskers: Wilson 95% interval.</p>
 {_chart(s)}
 {_model_table(s)}
 <h2>Check failure rate per model</h2>
-<p class="meta">Share of parsed plans on which the check did not pass (fail, or warn for warning checks). Hover a cell for counts.</p>
+<p class="meta">Share of parsed plans on which the check did not pass
+(fail, or warn for warning checks). Hover a cell for counts.</p>
 {_check_table(s)}
 <h2>Cases</h2>
 <p class="meta">Worst first. One chip per sample: <span class="legend">{legend}</span>.
-Click a row to see each model's plan (a failing sample when there is one): its tasks, dependency graph and violations.
-{"Plans are shown for " + count(shown) + " case x model pairs; the rest were left out to keep this file small." if any(r and r[1] is None and r[3] is None for c in payload["cases"] for r in c["r"]) else ""}</p>
+Click a row to see each model's plan (a failing sample when there is one):
+its tasks, dependency graph and violations. {omitted}</p>
 <div class="controls"><input id="q" type="search" placeholder="filter by case id or tag">
-<select id="only"><option value="all">all cases</option><option value="failing">with failures</option>
+<select id="only"><option value="all">all cases</option>
+<option value="failing">with failures</option>
 <option value="flaky">flaky</option><option value="notcounted">with missing / stale / error</option>
 <option value="passing">all passing</option></select>
 <span class="pager"><button id="prev">‹ prev</button><button id="next">next ›</button></span>
 <span id="pageinfo" class="meta"></span></div>
-<noscript><p class="warn">The case table needs JavaScript; results.csv holds the same rows.</p></noscript>
+<noscript><p class="warn">The case table needs JavaScript;
+results.csv holds the same rows.</p></noscript>
 <div class="scroll"><table id="cases"><thead><tr><th>case</th><th>tags</th>
-{"".join(f"<th><code>{escape(x)}</code></th>" for x in payload["models"])}</tr></thead><tbody></tbody></table></div>
+{heads}</tr></thead><tbody></tbody></table></div>
 <script type="application/json" id="case-data">{data}</script>
 <script>{JS}</script>
 </body></html>

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (minified inline CSS and JS)
 """The inline stylesheet and script of report.html (no network: everything is in the file)."""
 
 from __future__ import annotations

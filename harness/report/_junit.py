@@ -38,7 +38,7 @@ def _testcase(row: dict[str, Any], suite: str) -> str:
     model = str(row["model"])
     name = f"{row['case']}[{model}-s{row['sample']}]"
     seconds = (row.get("latency_ms") or 0) / 1000
-    head = f"<testcase classname={_a(suite + '.' + model)} name={_a(name)} time=\"{seconds:.3f}\""
+    head = f'<testcase classname={_a(suite + "." + model)} name={_a(name)} time="{seconds:.3f}"'
     status = row["status"]
     if status == "pass":
         return head + "/>"
@@ -46,10 +46,10 @@ def _testcase(row: dict[str, Any], suite: str) -> str:
         errors = [v for v in row.get("violations") or [] if v.get("severity", "error") == "error"]
         first = errors[0] if errors else {"check": "?", "message": "failed"}
         msg = f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
-        body = f"<failure type=\"violations\" message={_a(msg)}>{_x(_violations(row))}</failure>"
+        body = f'<failure type="violations" message={_a(msg)}>{_x(_violations(row))}</failure>'
     elif status == "unparseable":
         msg = row.get("detail") or "no plan could be read from the answer"
-        body = f"<failure type=\"unparseable\" message={_a(msg)}>{_x(msg)}</failure>"
+        body = f'<failure type="unparseable" message={_a(msg)}>{_x(msg)}</failure>'
     else:  # missing / stale / error are not plan failures: JUnit errors
         msg = row.get("detail") or status
         body = f"<error type={_a(status)} message={_a(msg)}>{_x(msg)}</error>"
@@ -61,12 +61,15 @@ def render_junit(run: LoadedRun) -> str:
     by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in run.rows:
         by_model[str(row["model"])].append(row)
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites name={_a('planeval ' + run.suite)}>"]
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<testsuites name={_a('planeval ' + run.suite)}>",
+    ]
     for model, rows in by_model.items():
         failures = sum(r["status"] in ("fail", "unparseable") for r in rows)
         errors = sum(r["status"] in ("missing", "stale", "error") for r in rows)
         parts.append(
-            f"<testsuite name={_a(run.suite + '.' + model)} tests=\"{len(rows)}\" "
+            f'<testsuite name={_a(run.suite + "." + model)} tests="{len(rows)}" '
             f'failures="{failures}" errors="{errors}" skipped="0">'
         )
         parts.extend(_testcase(r, run.suite) for r in rows)

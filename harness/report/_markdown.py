@@ -50,7 +50,10 @@ def _checks(s: Summary, limit: int) -> list[str]:
     if c.empty:
         return ["No check failed on any parsed plan."]
     c = c.sort_values(["rate", "failed"], ascending=False)
-    lines = ["| check | model | failure rate | 95% CI | failed / checked |", "|---|---|---|---|---|"]
+    lines = [
+        "| check | model | failure rate | 95% CI | failed / checked |",
+        "|---|---|---|---|---|",
+    ]
     for (check, model), r in c.head(limit).iterrows():
         lines.append(
             f"| `{md_cell(check, 40)}` | `{md_cell(model, 60)}` | {pct(r['rate'])} | "
@@ -86,7 +89,9 @@ def _not_counted(s: Summary, limit: int) -> list[str]:
     m = s.models[list(NOT_COUNTED)]
     m = m[m.sum(axis=1) > 0]
     for model, r in m.head(limit).iterrows():
-        lines.append(f"| `{md_cell(model, 60)}` | " + " | ".join(count(r[x]) for x in NOT_COUNTED) + " |")
+        lines.append(
+            f"| `{md_cell(model, 60)}` | " + " | ".join(count(r[x]) for x in NOT_COUNTED) + " |"
+        )
     lines += _more(min(limit, len(m)), len(m), "models")
     lines += ["", "First rows:", ""]
     for _, r in nc.head(limit).iterrows():
@@ -105,7 +110,10 @@ def _not_counted(s: Summary, limit: int) -> list[str]:
 def _render(s: Summary, limit: int) -> str:
     run = s.run
     t = s.total
-    out = [f"## planeval: `{md_cell(run.suite, 60)}` — run `{md_cell(run.manifest.run_id, 80)}`", ""]
+    out = [
+        f"## planeval: `{md_cell(run.suite, 60)}` — run `{md_cell(run.manifest.run_id, 80)}`",
+        "",
+    ]
     for w in run.warnings:
         out += [f"> **Warning:** {md_cell(w, 400)}", ""]
     out += [
@@ -119,7 +127,10 @@ def _render(s: Summary, limit: int) -> str:
     if run.manifest.samples > 1:
         out += [
             "Cases (case x model): "
-            + ", ".join(f"{count(labels.get(x, 0))} {x}" for x in ("stable-pass", "flaky", "stable-fail", "no data")),
+            + ", ".join(
+                f"{count(labels.get(x, 0))} {x}"
+                for x in ("stable-pass", "flaky", "stable-fail", "no data")
+            ),
             "",
         ]
     out += ["### Pass rate per model", "", *_models(s, limit), ""]

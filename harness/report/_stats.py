@@ -16,9 +16,9 @@ __all__ = [
     "Z95",
     "BootstrapResult",
     "mcnemar_exact",
+    "paired_bootstrap",
     "pass_at_k",
     "pass_hat_k",
-    "paired_bootstrap",
     "wilson_interval",
     "wilson_intervals",
 ]

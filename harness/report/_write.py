@@ -50,7 +50,11 @@ def write_report(run: LoadedRun | str | Path, out: Path | None = None) -> Report
     folder.mkdir(parents=True, exist_ok=True)
     summary = summarize(loaded)
     files = ReportFiles(
-        folder / "summary.md", folder / "report.html", folder / "junit.xml", folder / "results.csv", summary
+        folder / "summary.md",
+        folder / "report.html",
+        folder / "junit.xml",
+        folder / "results.csv",
+        summary,
     )
     _atomic(files.summary_md, render_summary_md(summary))
     _atomic(files.report_html, render_html(summary))
