@@ -245,7 +245,7 @@ def compare_runs(
         b, c = b[b["counted"] > 0], c[c["counted"] > 0]
         only_b += [(bm, str(x)) for x in b.index.difference(c.index)]
         only_c += [(cm, str(x)) for x in c.index.difference(b.index)]
-        j = b.join(c, how="inner", lsuffix="_b", rsuffix="_c")
+        j = b.merge(c, how="inner", left_index=True, right_index=True, suffixes=("_b", "_c"))
         j = j.assign(
             model=_key((bm, cm)),
             case=j.index.astype(str),

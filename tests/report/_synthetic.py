@@ -27,8 +27,13 @@ PLAN = {
     "goal": "a synthetic goal",
     "tasks": [
         {"id": "fetch", "description": "Fetch", "capabilities": ["read"], "depends_on": []},
-        {"id": "use", "description": "Use it", "capabilities": ["write"], "depends_on": ["fetch"],
-         "needs": [{"name": "x", "task": "fetch"}]},
+        {
+            "id": "use",
+            "description": "Use it",
+            "capabilities": ["write"],
+            "depends_on": ["fetch"],
+            "needs": [{"name": "x", "task": "fetch"}],
+        },
     ],
 }
 
@@ -39,12 +44,24 @@ def row(suite: str, model: str, case: str, sample: int, letter: str, **extra: An
     checks = {}
     violations: list[dict[str, Any]] = []
     if parsed:
-        checks = {"schema": "pass", "acyclic": "pass", "deps_resolve": "pass",
-                  "isolated_task": "pass", "known_capabilities": "skip"}
+        checks = {
+            "schema": "pass",
+            "acyclic": "pass",
+            "deps_resolve": "pass",
+            "isolated_task": "pass",
+            "known_capabilities": "skip",
+        }
         if status == "fail":
             checks["acyclic"] = "fail"
-            violations = [{"check": "acyclic", "severity": "error", "task": "use",
-                           "path": "/tasks/1/depends_on/0", "message": "cycle use -> fetch -> use"}]
+            violations = [
+                {
+                    "check": "acyclic",
+                    "severity": "error",
+                    "task": "use",
+                    "path": "/tasks/1/depends_on/0",
+                    "message": "cycle use -> fetch -> use",
+                }
+            ]
     return ResultRow(
         suite=suite,
         case=case,

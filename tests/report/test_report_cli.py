@@ -1,0 +1,55 @@
+"""``planeval report``: files written, exit 0; unusable input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from _synthetic import make_run
+from typer.testing import CliRunner
+
+from harness._cli.main import app
+
+runner = CliRunner()
+
+
+def test_report_writes_and_exits_0(tmp_path: Path) -> None:
+    """The command prints the headline and the four paths."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf"})
+    result = runner.invoke(app, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "1/2 counted results pass" in result.stdout
+    assert (run / "report.html").is_file()
+
+
+def test_report_json(tmp_path: Path) -> None:
+    """--format json prints totals and file paths."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pp"})
+    result = runner.invoke(app, ["report", str(run), "--format", "json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["totals"]["passed"] == 2
+
+
+def test_torn_line_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    """A torn last line is reported on stderr and the report is still written."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf"}, torn=True)
+    result = runner.invoke(app, ["report", str(run)])
+    assert result.exit_code == 0
+    assert "torn" in result.stderr
+
+
+def test_empty_run_is_one_line_exit_2(tmp_path: Path) -> None:
+    """An empty run: one error line, exit 2, no traceback, no report files."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "p"})
+    (run / "results.jsonl").write_text("\n")
+    result = runner.invoke(app, ["report", str(run)])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "empty" in result.stderr
+    assert "Traceback" not in result.output
+    assert not (run / "report.html").exists()
+
+
+def test_missing_folder_exit_2(tmp_path: Path) -> None:
+    """A path that is not a run folder is refused with exit 2."""
+    result = runner.invoke(app, ["report", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "no such run folder" in result.stderr
