@@ -16,6 +16,7 @@ from harness._cli import check, schema
 from harness._cli import compare as compare_cli
 from harness._cli import gate as gate_cli
 from harness._cli import report as report_cli
+from harness._cli._exit import ExitCode
 
 app = typer.Typer(
     name="planeval",
@@ -51,10 +52,19 @@ app.command("gate")(gate_cli.gate_command)
 app.command("baseline")(baseline_cli.baseline_command)
 
 
-def main() -> None:
-    """Console-script entry point."""
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: usage errors become one line and exit 2."""
     try:
-        app()
-    except KeyboardInterrupt:
+        code = app(args=argv, standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("planeval: interrupted\n")
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
+    except Exception as exc:
+        # click's exceptions (vendored by recent typer, so matched by shape, not by class).
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        sys.stderr.write(f"planeval: error: {exc.format_message()}{hint}\n")
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
