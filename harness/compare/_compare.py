@@ -217,6 +217,35 @@ def _pair_models(
     )
 
 
+def _counted(s: Summary, keys: dict[str, str]) -> pd.DataFrame:
+    cases = s.cases[s.cases["counted"] > 0].reset_index()[["case", "model", "counted", "passed"]]
+    cases["model"] = cases["model"].astype(str)
+    cases = cases[cases["model"].isin(list(keys))]
+    cases["model"] = cases["model"].map(keys)
+    cases["case"] = cases["case"].astype(str)
+    return cases
+
+
+def _items(frame: pd.DataFrame, names: dict[str, str]) -> list[tuple[str, str]]:
+    return [(names[m], str(c)) for m, c in zip(frame["model"], frame["case"], strict=True)]
+
+
+def _flips(frame: pd.DataFrame, ckey: dict[str, str]) -> list[Flip]:
+    names = {v: k for k, v in ckey.items()}
+    return [
+        Flip(names[m], str(case), f"{pb}/{nb}", f"{pc}/{nc}")
+        for m, case, pb, nb, pc, nc in zip(
+            frame["model"],
+            frame["case"],
+            frame["passed_b"],
+            frame["counted_b"],
+            frame["passed_c"],
+            frame["counted_c"],
+            strict=True,
+        )
+    ]
+
+
 def compare_runs(
     base: LoadedRun,
     cand: LoadedRun,
@@ -238,45 +267,24 @@ def compare_runs(
         )
     bs, cs = summarize(base), summarize(cand)
     pairs = _pair_models(bs, cs, base_model, cand_model)
-    frames, only_b, only_c, to_fail, to_pass = [], [], [], [], []
-    for bm, cm in pairs:
-        b = bs.cases.xs(bm, level="model")[["counted", "passed"]]
-        c = cs.cases.xs(cm, level="model")[["counted", "passed"]]
-        b, c = b[b["counted"] > 0], c[c["counted"] > 0]
-        only_b += [(bm, str(x)) for x in b.index.difference(c.index)]
-        only_c += [(cm, str(x)) for x in c.index.difference(b.index)]
-        j = b.merge(c, how="inner", left_index=True, right_index=True, suffixes=("_b", "_c"))
-        j = j.assign(
-            model=_key((bm, cm)),
-            case=j.index.astype(str),
-            base_rate=j["passed_b"] / j["counted_b"],
-            cand_rate=j["passed_c"] / j["counted_c"],
-        )
-        frames.append(j)
-        bpass = j["passed_b"] == j["counted_b"]
-        cpass = j["passed_c"] == j["counted_c"]
-        for case, r in j[bpass & ~cpass].iterrows():
-            to_fail.append(
-                Flip(
-                    cm,
-                    str(case),
-                    f"{r['passed_b']}/{r['counted_b']}",
-                    f"{r['passed_c']}/{r['counted_c']}",
-                )
-            )
-        for case, r in j[~bpass & cpass].iterrows():
-            to_pass.append(
-                Flip(
-                    cm,
-                    str(case),
-                    f"{r['passed_b']}/{r['counted_b']}",
-                    f"{r['passed_c']}/{r['counted_c']}",
-                )
-            )
-    items = pd.concat(frames, ignore_index=True)
+    bkey = {bm: _key((bm, cm)) for bm, cm in pairs}
+    ckey = {cm: _key((bm, cm)) for bm, cm in pairs}
+    b = _counted(bs, bkey)
+    c = _counted(cs, ckey)
+    j = b.merge(c, how="outer", on=["model", "case"], suffixes=("_b", "_c"), indicator=True)
+    only_b = _items(j[j["_merge"] == "left_only"], {v: k for k, v in bkey.items()})
+    only_c = _items(j[j["_merge"] == "right_only"], {v: k for k, v in ckey.items()})
+    items = j[j["_merge"] == "both"].copy()
+    for col in ("counted_b", "passed_b", "counted_c", "passed_c"):
+        items[col] = items[col].astype("int64")
+    items["base_rate"] = items["passed_b"] / items["counted_b"]
+    items["cand_rate"] = items["passed_c"] / items["counted_c"]
+    bpass = items["passed_b"] == items["counted_b"]
+    cpass = items["passed_c"] == items["counted_c"]
+    to_fail = _flips(items[bpass & ~cpass], ckey)
+    to_pass = _flips(items[~bpass & cpass], ckey)
     single = bool(
-        (items["counted_b"].max() if len(items) else 1) <= 1
-        and (items["counted_c"].max() if len(items) else 1) <= 1
+        len(items) == 0 or (items["counted_b"].max() <= 1 and items["counted_c"].max() <= 1)
     )
     overall = _test(items, single, seed)
     per_model = (
@@ -284,13 +292,13 @@ def compare_runs(
         if len(pairs) > 1
         else {_key(pairs[0]): overall}
     )
+    bchecks: dict[Any, dict[str, Any]] = bs.checks[["rate", "evaluated"]].to_dict("index")
+    cchecks: dict[Any, dict[str, Any]] = cs.checks[["rate", "evaluated"]].to_dict("index")
+    names = list(dict.fromkeys([k[0] for k in bchecks] + [k[0] for k in cchecks]))
     deltas = []
     for bm, cm in pairs:
-        for check in dict.fromkeys(
-            [*bs.checks.index.get_level_values("check"), *cs.checks.index.get_level_values("check")]
-        ):
-            br = bs.checks.loc[(check, bm)] if (check, bm) in bs.checks.index else None
-            cr = cs.checks.loc[(check, cm)] if (check, cm) in cs.checks.index else None
+        for check in names:
+            br, cr = bchecks.get((check, bm)), cchecks.get((check, cm))
             b_rate = float(br["rate"]) if br is not None else math.nan
             c_rate = float(cr["rate"]) if cr is not None else math.nan
             deltas.append(

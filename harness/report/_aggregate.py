@@ -8,6 +8,7 @@ failures) but are counted in their own columns everywhere.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,20 +153,25 @@ def _cases(run: LoadedRun) -> pd.DataFrame:
 
 
 def _checks(run: LoadedRun) -> pd.DataFrame:
-    records = [r.get("checks") or {} for r in run.rows]
-    wide = pd.DataFrame.from_records(records)
-    if wide.empty:
-        return pd.DataFrame(
-            columns=["evaluated", "failed", "rate", "low", "high"],
-            index=pd.MultiIndex.from_arrays([[], []], names=["check", "model"]),
-        )
-    wide["model"] = run.frame["model"].to_numpy()
-    long = wide.melt(id_vars="model", var_name="check", value_name="outcome")
-    long = long[long["outcome"].isin(("pass", "fail", "warn"))]
-    grouped = long.groupby(["check", "model"], sort=False)["outcome"]
-    df = pd.DataFrame({"evaluated": grouped.size()})
-    df["failed"] = long[long["outcome"] != "pass"].groupby(["check", "model"]).size()
-    df["failed"] = df["failed"].fillna(0).astype(int)
+    # Most rows share a handful of check-outcome combinations: count those per model first
+    # (one pass over the rows), then spread them over checks.
+    combos = Counter((r["model"], tuple((r.get("checks") or {}).items())) for r in run.rows)
+    agg: dict[tuple[str, str], list[int]] = {}
+    for (model, items), n in combos.items():
+        for check, outcome in items:
+            if outcome in ("pass", "fail", "warn"):
+                a = agg.setdefault((str(check), str(model)), [0, 0])
+                a[0] += n
+                if outcome != "pass":
+                    a[1] += n
+    index = pd.MultiIndex.from_tuples(list(agg), names=["check", "model"])
+    if not agg:
+        index = pd.MultiIndex.from_arrays([[], []], names=["check", "model"])
+    df = pd.DataFrame(
+        {"evaluated": [v[0] for v in agg.values()], "failed": [v[1] for v in agg.values()]},
+        index=index,
+        dtype="int64",
+    )
     return _with_interval(df, "failed", "evaluated")
 
 
