@@ -42,7 +42,9 @@ def report_command(
             {
                 "run": str(loaded.run_dir),
                 "suite": loaded.suite,
-                "totals": total,
+                "totals": {
+                    k: None if isinstance(v, float) and v != v else v for k, v in total.items()
+                },
                 "files": paths,
                 "warnings": loaded.warnings,
             }

@@ -104,6 +104,9 @@ def write_baseline(run: LoadedRun, path: Path) -> dict[str, Any]:
     doc = baseline_from_run(run)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)  # a file to commit, not a private one
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             json.dump(doc, f, indent=1, sort_keys=True, ensure_ascii=False)

@@ -20,7 +20,7 @@ from harness.report._html_assets import CSS, JS
 __all__ = ["PLAN_BUDGET", "render_html"]
 
 PLAN_BUDGET = 4_000_000
-"""Bytes of plans and violations embedded at most."""
+"""Bytes of plans embedded at most (violations get half as much again, separately)."""
 
 _LETTER = {"pass": "p", "fail": "f", "unparseable": "u", "missing": "m", "stale": "s", "error": "e"}
 
@@ -82,7 +82,7 @@ def _model_table(s: Summary) -> str:
     head += [f"pass@{k}", f"pass^{k}"] if k > 1 else []
     head += [*NOT_COUNTED, "latency p50 / p95 (ms)", "tokens in / out"]
     out = ['<div class="scroll"><table><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
-    for model, r in m.iterrows():
+    for model, r in m.sort_values("rate", ascending=False, na_position="last").iterrows():
         cells = [
             f"<td><code>{escape(str(model))}</code></td>",
             f'<td class="num"><b>{pct(r["rate"])}</b></td>',
@@ -167,7 +167,7 @@ def _case_payload(s: Summary, budget: int) -> dict[str, Any]:
     plans: dict[str, Any] = {}
     viols: dict[str, Any] = {}
     reps: dict[tuple[str, int], list[Any]] = {}
-    used = 0
+    used = vused = 0
     # worst pairs first: failing (case, model) pairs, then the rest
     rank = {c: i for i, c in enumerate(order)}
     pairs = sorted(rep_idx, key=lambda p: (_priority(s.run.rows[rep_idx[p]]) > 1, rank[p[0]], p[1]))
@@ -187,13 +187,16 @@ def _case_payload(s: Summary, budget: int) -> dict[str, Any]:
             text = json.dumps(row["violations"], separators=(",", ":"), ensure_ascii=False)
             vk = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
             if vk not in viols:
-                if used + len(text) > budget:
+                if vused + len(text) > budget // 2:  # their own budget: small, and say why
                     vk = None
                 else:
                     viols[vk] = row["violations"]
-                    used += len(text)
+                    vused += len(text)
         detail = row.get("detail")
-        reps[key] = [int(row["sample"]), pk, vk, str(detail)[:300] if detail else None]
+        failed = None
+        if vk is None and row.get("violations"):  # left out: at least name the failed checks
+            failed = [k for k, v in (row.get("checks") or {}).items() if v == "fail"]
+        reps[key] = [int(row["sample"]), pk, vk, str(detail)[:300] if detail else None, failed]
     cases = [
         {
             "id": c,

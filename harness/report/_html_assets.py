@@ -19,7 +19,11 @@ var(--line);padding-bottom:4px}
 table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 th{background:var(--bg2);position:sticky;top:0}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+th code{white-space:nowrap}
+.heat tr>:first-child{position:sticky;left:0;background:#fff;z-index:1}
+.heat tr:first-child>:first-child{background:var(--bg2)}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td code{white-space:nowrap}
 .scroll{overflow-x:auto;max-width:100%}
 .heat td.num{min-width:64px}
 .chip{display:inline-block;min-width:16px;height:16px;line-height:16px;border-radius:3px;
@@ -30,7 +34,7 @@ color:#fff;font-size:11px;text-align:center;margin:0 1px;font-weight:600}
 .legend span{margin-right:12px}
 .controls{display:flex;gap:12px;align-items:center;margin:8px 0;flex-wrap:wrap}
 .controls input{padding:4px 8px;width:260px}
-#cases tr.row{cursor:pointer}#cases tr.row:hover{background:#f3f6fa}
+#cases tr.row{cursor:pointer}#cases tr.row td:first-child{white-space:nowrap}#cases tr.row:hover{background:#f3f6fa}
 #cases tr.row td:first-child::before{content:"\\25B8  ";color:var(--muted)}
 #cases tr.row.open td:first-child::before{content:"\\25BE  "}
 #cases tr.detail>td{background:#fbfcfd;padding:12px}
@@ -97,9 +101,10 @@ function detail(c){const box=el('div');
   const h=el('h4');h.appendChild(el('code',null,m));h.appendChild(document.createTextNode('  '));
   for(const l of s)h.appendChild(chip(l));b.appendChild(h);
   if(!rep){b.appendChild(el('div',{class:'note'},'no plan to show'));box.appendChild(b);return;}
-  const [sample,pk,vk,det]=rep;
+  const [sample,pk,vk,det,failed]=rep;
   b.appendChild(el('div',{class:'meta'},'sample '+sample+' ('+NAMES[s[sample]]+')'+(pk===null&&!det?' — plan left out to keep the file small; see results.jsonl':'')));
   if(det)b.appendChild(el('div',{class:'note'},det));
+  if(failed)b.appendChild(el('div',{class:'viol'},'failed checks: '+failed.join(', ')+' (messages left out to keep the file small)'));
   const viol=vk!==null?D.viol[vk]:[];
   if(viol.length){const ul=el('ul',{class:'viol'});viol.forEach(v=>{ul.appendChild(el('li',{class:v.severity||''},
    '['+v.check+(v.severity==='warning'?', warning':'')+'] '+(v.task?v.task+': ':'')+v.message+(v.path?'  ('+v.path+')':'')));});b.appendChild(ul);}
@@ -125,8 +130,8 @@ const upd=()=>{rows=filtered();page=0;render();};
 document.getElementById('q').oninput=upd;document.getElementById('only').onchange=upd;
 render();
 const h=decodeURIComponent(location.hash||'');
-if(h.startsWith('#case=')){const id=h.slice(6);const i=rows.findIndex(c=>c.id===id);
- if(i>=0){page=Math.floor(i/PAGE);render();const tr=[...tbody.querySelectorAll('tr.row')].find(r=>r.firstChild.textContent===id);
-  if(tr){tr.click();tr.scrollIntoView({block:'nearest'});}}}
+if(h.startsWith('#case=')){const id=h.slice(6);document.getElementById('q').value=id;upd();
+ const tr=[...tbody.querySelectorAll('tr.row')].find(r=>r.firstChild.textContent===id);
+ if(tr){tr.click();if(!/Headless/.test(navigator.userAgent))tr.scrollIntoView({block:'nearest'});}}
 })();
 """

@@ -32,8 +32,16 @@ class ReportFiles:
     """The aggregates the files were made from."""
 
 
+def _readable(tmp: str) -> None:
+    """mkstemp makes 0600 files; report files get the usual permissions (0666 - umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+
+
 def _atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _readable(tmp)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
@@ -62,6 +70,7 @@ def write_report(run: LoadedRun | str | Path, out: Path | None = None) -> Report
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".results.csv.", suffix=".tmp")
     os.close(fd)
     try:
+        _readable(tmp)
         write_csv(loaded, Path(tmp))
         os.replace(tmp, files.results_csv)
     except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from _synthetic import make_run
@@ -53,3 +54,22 @@ def test_missing_folder_exit_2(tmp_path: Path) -> None:
     """A path that is not a run folder is refused with exit 2."""
     result = runner.invoke(app, ["report", str(tmp_path / "nope")])
     assert result.exit_code == 2 and "no such run folder" in result.stderr
+
+
+def test_run_with_nothing_counted(tmp_path: Path) -> None:
+    """Every row missing: the report is written, the rate is null, nothing is called a failure."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "mm", ("b", "c1"): "s"})
+    result = runner.invoke(app, ["report", str(run), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    totals = json.loads(result.stdout)["totals"]
+    assert totals["rate"] is None and totals["fail"] == 0 and totals["missing"] == 2
+    assert "2 missing" in (run / "summary.md").read_text()
+
+
+def test_files_are_not_private(tmp_path: Path) -> None:
+    """Report files get the usual permissions, not mkstemp's 0600."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "p"})
+    runner.invoke(app, ["report", str(run)])
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (run / "summary.md").stat().st_mode & 0o777 == 0o666 & ~mask
