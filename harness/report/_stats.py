@@ -68,8 +68,16 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    if n <= 1000:  # exact integer arithmetic
+        tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    else:  # the same sum in log space: big-integer binomials get slow and 2**n overflows floats
+        logs = [
+            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2)
+            for i in range(k + 1)
+        ]
+        top = max(logs)
+        tail = math.exp(top) * math.fsum(math.exp(x - top) for x in logs)
+    return float(min(1.0, 2 * tail))
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -41,10 +41,13 @@ class TestWilson:
 
 
 class TestMcNemar:
-    @pytest.mark.parametrize(("b", "c"), [(0, 6), (1, 9), (5, 5), (3, 12), (10, 2), (0, 1)])
+    @pytest.mark.parametrize(
+        ("b", "c"), [(0, 6), (1, 9), (5, 5), (3, 12), (10, 2), (0, 1), (560, 640), (5000, 5150)]
+    )
     def test_matches_scipy_binomtest(self, b: int, c: int) -> None:
         """Exact McNemar is the two-sided binomial test of the discordant pairs at 1/2."""
-        assert mcnemar_exact(b, c) == pytest.approx(binomtest(min(b, c), b + c, 0.5).pvalue)
+        expected = binomtest(min(b, c), b + c, 0.5).pvalue
+        assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-9)
 
     def test_by_hand(self) -> None:
         """Six discordant pairs all one way: p = 2 / 2^6 = 0.03125."""
