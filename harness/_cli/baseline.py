@@ -34,7 +34,7 @@ def baseline_command(
         typer.echo(
             "planeval: warning: the run has "
             + ", ".join(f"{v} {k}" for k, v in gaps.items() if v)
-            + " row(s); those cases are left out of the baseline",
+            + " row(s); those samples are not in the baseline",
             err=True,
         )
     path = out or default_baseline_path(loaded.run_dir)

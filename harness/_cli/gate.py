@@ -32,6 +32,10 @@ def gate_command(
     max_infra_errors: Annotated[
         int, typer.Option("--max-infra-errors", help="Error rows tolerated (default 0).")
     ] = 0,
+    max_missing: Annotated[
+        int,
+        typer.Option("--max-missing", help="Missing or stale rows tolerated (default 0)."),
+    ] = 0,
     fmt: Annotated[str, typer.Option("--format", help="text | json.")] = "text",
 ) -> None:
     """Exit 0 pass, 1 regression, 2 unusable input, 3 missing or stale, 4 infra errors."""
@@ -41,7 +45,7 @@ def gate_command(
     from harness.report import load_run
 
     try:
-        validate_options(min_pass_rate, max_drop, max_infra_errors)
+        validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
         loaded = load_run(run)
         for warning in loaded.warnings:
             typer.echo(f"planeval: warning: {warning}", err=True)
@@ -54,6 +58,7 @@ def gate_command(
             max_drop=max_drop,
             no_new_failures=no_new_failures,
             max_infra_errors=max_infra_errors,
+            max_missing=max_missing,
             baseline=base,
         )
     except InputError as exc:

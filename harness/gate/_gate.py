@@ -14,7 +14,7 @@ from typing import Any
 
 from harness._errors import InputError
 from harness.gate._baseline import Baseline
-from harness.report import LoadedRun, Summary, summarize
+from harness.report import LoadedRun, Summary, rerecord_hint, summarize
 
 __all__ = ["GateConfigError", "GateResult", "RuleResult", "run_gate", "validate_options"]
 
@@ -81,31 +81,36 @@ def _check_fraction(name: str, value: float | None) -> None:
 
 
 def validate_options(
-    min_pass_rate: float | None, max_drop: float | None, max_infra_errors: int
+    min_pass_rate: float | None, max_drop: float | None, max_infra_errors: int, max_missing: int = 0
 ) -> None:
     """Refuse thresholds outside [0, 1] and a negative tolerance (GateConfigError)."""
     _check_fraction("--min-pass-rate", min_pass_rate)
     _check_fraction("--max-drop", max_drop)
     if max_infra_errors < 0:
         raise GateConfigError(f"--max-infra-errors must be 0 or more, got {max_infra_errors}")
+    if max_missing < 0:
+        raise GateConfigError(f"--max-missing must be 0 or more, got {max_missing}")
 
 
-def _recordings(s: Summary) -> RuleResult:
+def _recordings(s: Summary, tolerance: int) -> RuleResult:
     nc = s.not_counted
     bad = nc[nc["status"].isin(("missing", "stale"))]
-    if bad.empty:
-        return RuleResult("recordings", True, 3, "no missing or stale recordings")
+    n = len(bad)
+    allowed = "none tolerated" if tolerance == 0 else f"tolerance {tolerance}"
+    if n <= tolerance:
+        what = "no missing or stale recordings" if n == 0 else f"{n} missing or stale recordings"
+        return RuleResult("recordings", True, 3, f"{what} ({allowed})")
     counts = bad["status"].value_counts()
-    path = s.run.manifest.suite_path or f"evals/{s.run.suite}.yaml"
     details = [
         f"{r.model} / {r.case} / sample {r.sample}: {r.status}" for r in bad.head(20).itertuples()
     ]
+    over = f", over by {n - tolerance}" if tolerance else ""
     return RuleResult(
         "recordings",
         False,
         3,
         f"{int(counts.get('missing', 0))} missing and {int(counts.get('stale', 0))} stale "
-        f"recordings (none tolerated); re-record with `planeval run {path} --live`",
+        f"recordings ({allowed}{over}); " + rerecord_hint(s.run.manifest, bad["model"].astype(str)),
         details,
     )
 
@@ -230,6 +235,7 @@ def run_gate(
     max_drop: float | None = None,
     no_new_failures: bool = False,
     max_infra_errors: int = 0,
+    max_missing: int = 0,
     baseline: Baseline | None = None,
 ) -> GateResult:
     """Judge a run.
@@ -238,7 +244,7 @@ def run_gate(
         GateConfigError: a threshold outside [0, 1], a negative tolerance, a baseline rule
             without a baseline, or a baseline of another suite.
     """
-    validate_options(min_pass_rate, max_drop, max_infra_errors)
+    validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
     needs_base = max_drop is not None or no_new_failures
     if needs_base and baseline is None:
         raise GateConfigError(
@@ -252,7 +258,7 @@ def run_gate(
             hint="pass the baseline of this suite with --baseline",
         )
     s = summarize(run)
-    rules = [_recordings(s), _infra(s, max_infra_errors)]
+    rules = [_recordings(s, max_missing), _infra(s, max_infra_errors)]
     if min_pass_rate is not None:
         rules.append(_min_rate(s, min_pass_rate))
     if max_drop is not None and baseline is not None:

@@ -2,6 +2,7 @@
 ``planeval report`` writes (summary.md, report.html, junit.xml, results.csv)."""
 
 from harness.report._aggregate import NOT_COUNTED, Summary, case_label, summarize
+from harness.report._hints import rerecord_hint
 from harness.report._html import render_html
 from harness.report._junit import render_junit, write_csv
 from harness.report._load import LoadedRun, load_run, resolve_run_dir
@@ -33,6 +34,7 @@ __all__ = [
     "render_html",
     "render_junit",
     "render_summary_md",
+    "rerecord_hint",
     "resolve_run_dir",
     "summarize",
     "wilson_interval",

@@ -30,8 +30,9 @@ def _chart(s: Summary) -> str:
     label_w, bar_w, row_h = 220, 560, 28
     height = row_h * len(m) + 40
     parts = [
-        f'<svg width="{label_w + bar_w + 200}" height="{height}" role="img" '
-        'aria-label="pass rate per model with 95% intervals">'
+        f'<svg width="{label_w + bar_w + 200}" height="{height}" '
+        f'viewBox="0 0 {label_w + bar_w + 200} {height}" style="max-width:100%;height:auto" '
+        'role="img" aria-label="pass rate per model with 95% intervals">'
     ]
     for tick in range(0, 101, 20):
         x = label_w + bar_w * tick / 100

@@ -75,10 +75,11 @@ function dag(plan,bad){const tasks=plan.tasks||[];if(!tasks.length||tasks.length
   if(j!==i&&layer[i]<layer[j]+1&&layer[j]+1<tasks.length){layer[i]=layer[j]+1;ch=true;}}));if(!ch)break;}
  const by={};layer.forEach((l,i)=>{(by[l]=by[l]||[]).push(i);});
  const W=150,H=34,GX=50,GY=16;const pos=[];let maxRow=0;
- Object.keys(by).forEach(l=>{by[l].forEach((i,r)=>{pos[i]=[l*(W+GX)+10,r*(H+GY)+10];maxRow=Math.max(maxRow,r);});});
+ const anyBack=deps.some((ds,i)=>ds.some(d=>layer[idx.get(d)]>=layer[i]));const TOP=anyBack?44:10;
+ Object.keys(by).forEach(l=>{by[l].forEach((i,r)=>{pos[i]=[l*(W+GX)+10,r*(H+GY)+TOP];maxRow=Math.max(maxRow,r);});});
  const nl=Math.max(...layer)+1;const NS='http://www.w3.org/2000/svg';
  const svg=document.createElementNS(NS,'svg');svg.setAttribute('width',nl*(W+GX)+20);
- svg.setAttribute('height',(maxRow+1)*(H+GY)+20);svg.setAttribute('role','img');
+ svg.setAttribute('height',(maxRow+1)*(H+GY)+TOP+10);svg.setAttribute('role','img');
  svg.setAttribute('aria-label','dependency graph');
  const defs=document.createElementNS(NS,'defs');defs.innerHTML='<marker id="ah" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#57606a"/></marker><marker id="ahr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#cf222e"/></marker>';svg.appendChild(defs);
  deps.forEach((ds,i)=>ds.forEach(d=>{const j=idx.get(d);const back=layer[j]>=layer[i];

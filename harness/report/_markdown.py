@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._format import count, interval, md_cell, pct
+from harness.report._hints import rerecord_hint
 
 __all__ = ["MAX_CHARS", "render_summary_md"]
 
@@ -101,9 +102,10 @@ def _not_counted(s: Summary, limit: int) -> list[str]:
             f"**{r['status']}**{' — ' + detail if detail else ''}"
         )
     lines += _more(min(limit, len(nc)), len(nc), "rows")
-    path = s.run.manifest.suite_path or f"evals/{s.run.suite}.yaml"
-    if (nc["status"] != "error").any():
-        lines += ["", f"Re-record missing or stale recordings with `planeval run {path} --live`."]
+    gaps = nc[nc["status"] != "error"]
+    if not gaps.empty:
+        hint = rerecord_hint(s.run.manifest, gaps["model"].astype(str))
+        lines += ["", f"Missing or stale recordings: {hint}."]
     return lines
 
 

@@ -165,3 +165,21 @@ class TestBaselineFile:
         data = json.loads(r.stdout)
         assert r.exit_code == 1 and data["decided_by"] == "min-pass-rate"
         assert load_run(run).suite == "synthetic"
+
+
+class TestRecordingsRule:
+    def test_max_missing_tolerates_gaps(self, tmp_path: Path) -> None:
+        """--max-missing 2 lets two missing / stale rows through; one more is exit 3."""
+        run = make_run(tmp_path / "r", _single("pppppppmsm"))
+        assert gate(str(run), "--max-missing", "3").exit_code == 0
+        r = gate(str(run), "--max-missing", "2")
+        assert r.exit_code == 3 and "over by 1" in last_line(r)
+
+    def test_hint_depends_on_the_provider(self, tmp_path: Path) -> None:
+        """Dataset models cannot be re-recorded; others get the live re-record command."""
+        run = make_run(tmp_path / "r", _single("pm"))
+        assert "dataset models cannot be re-recorded" in last_line(gate(str(run)))
+        data = json.loads((run / "run.json").read_text())
+        data["models"][0]["provider"] = "openai"
+        (run / "run.json").write_text(json.dumps(data))
+        assert "planeval run evals/synthetic.yaml --live" in last_line(gate(str(run)))
