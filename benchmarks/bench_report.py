@@ -148,17 +148,22 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=1000)
     ap.add_argument("--models", type=int, default=20)
     ap.add_argument("--samples", type=int, default=10)
-    ap.add_argument("--keep", type=Path, help="write the runs here and keep them")
+    ap.add_argument(
+        "--keep", type=Path, help="write the runs here and keep them (reused when already there)"
+    )
     a = ap.parse_args()
     root = a.keep or Path(tempfile.mkdtemp(prefix="planeval-bench-"))
     try:
         t = time.perf_counter()
-        make_run(root / "base", a.cases, a.models, a.samples, 0.0, seed=1)
-        make_run(root / "cand", a.cases, a.models, a.samples, 0.02, seed=2)
+        if not (root / "cand" / "run.json").is_file():  # --keep DIR of an earlier run: reuse
+            shutil.rmtree(root / "base", ignore_errors=True)
+            shutil.rmtree(root / "cand", ignore_errors=True)
+            make_run(root / "base", a.cases, a.models, a.samples, 0.0, seed=1)
+            make_run(root / "cand", a.cases, a.models, a.samples, 0.02, seed=2)
         rows = a.cases * a.models * a.samples
         size = (root / "base" / "results.jsonl").stat().st_size
         print(
-            f"generated 2 runs of {rows:,} rows ({size / 1e6:.0f} MB each) "
+            f"2 runs of {rows:,} rows ({size / 1e6:.0f} MB each) ready "
             f"in {time.perf_counter() - t:.1f}s"
         )
 

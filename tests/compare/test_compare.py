@@ -135,3 +135,21 @@ class TestCli:
         result = runner.invoke(app, ["compare", str(tmp_path / "b"), str(tmp_path / "c")])
         assert result.exit_code == 2
         assert result.stderr.count("\n") == 1 and "different suites" in result.stderr
+
+
+def test_no_shared_case_is_n_0(tmp_path: Path) -> None:
+    """Disjoint cases: nothing is compared, and the verdict says so."""
+    c = compare_runs(*_runs(tmp_path, {("m", "a"): "p"}, {("m", "b"): "f"}))
+    assert c.overall.n == 0
+    assert c.overall.verdict_text == "no significant difference (n=0: nothing to compare)"
+
+
+def test_no_model_in_common_is_refused(tmp_path: Path) -> None:
+    """Two models each side with no id in common: pick a pair explicitly."""
+    b, c = _runs(
+        tmp_path,
+        {("a", "x"): "p", ("b", "x"): "p"},
+        {("c", "x"): "p", ("d", "x"): "p"},
+    )
+    with pytest.raises(IncomparableRunsError, match="--base-model"):
+        compare_runs(b, c)
