@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from _synthetic import make_run
 from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from harness._cli.main import app
 from harness.compare import IncomparableRunsError, compare_runs
 from harness.report import load_run
+from tests.report._synthetic import make_run
 
 runner = CliRunner()
 

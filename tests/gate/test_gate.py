@@ -8,12 +8,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from _synthetic import make_run
 from typer.testing import CliRunner
 
 from harness._cli.main import app
 from harness.gate import load_baseline
 from harness.report import load_run
+from tests.report._synthetic import make_run
 
 runner = CliRunner()
 

@@ -6,9 +6,9 @@ import math
 from pathlib import Path
 
 import pytest
-from _synthetic import make_run
 
 from harness.report import load_run, summarize, wilson_interval
+from tests.report._synthetic import make_run
 
 
 @pytest.fixture

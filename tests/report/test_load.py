@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from _synthetic import make_run
 
 from harness._errors import RunFormatError
 from harness.report import load_run
+from tests.report._synthetic import make_run
 
 
 def test_torn_last_line_is_reported_and_the_rest_used(tmp_path: Path) -> None:

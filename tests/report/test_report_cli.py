@@ -6,10 +6,10 @@ import json
 import os
 from pathlib import Path
 
-from _synthetic import make_run
 from typer.testing import CliRunner
 
 from harness._cli.main import app
+from tests.report._synthetic import make_run
 
 runner = CliRunner()
 

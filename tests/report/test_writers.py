@@ -8,8 +8,6 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from _synthetic import make_run
-
 from harness.report import (
     MAX_CHARS,
     load_run,
@@ -18,6 +16,7 @@ from harness.report import (
     summarize,
     write_report,
 )
+from tests.report._synthetic import make_run
 
 
 def _outcomes(models: int, cases: int, letters: str) -> dict[tuple[str, str], str]:
