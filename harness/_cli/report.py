@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from harness._cli._output import fail_input, print_json
 from harness._errors import InputError
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe scalar: numpy numbers as Python numbers, NaN as null."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return None if isinstance(value, float) and value != value else value
 
 
 def report_command(
@@ -42,9 +49,11 @@ def report_command(
             {
                 "run": str(loaded.run_dir),
                 "suite": loaded.suite,
-                "totals": {
-                    k: None if isinstance(v, float) and v != v else v for k, v in total.items()
-                },
+                "totals": {k: _plain(v) for k, v in total.items()},
+                "models": [
+                    {"model": str(model), **{k: _plain(v) for k, v in row.items()}}
+                    for model, row in files.summary.models.iterrows()
+                ],
                 "files": paths,
                 "warnings": loaded.warnings,
             }

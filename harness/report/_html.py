@@ -112,6 +112,31 @@ def _heat(rate: float) -> str:
     return f' style="background:rgba(207,34,46,{alpha:.2f})"' if rate > 0 else ""
 
 
+def _tag_table(s: Summary) -> str:
+    t = s.tags
+    if t.empty:
+        return '<p class="note">The cases have no tags.</p>'
+    models = list(s.models.index)
+    out = ['<div class="scroll"><table class="heat"><tr><th>tag</th>']
+    out += [f"<th><code>{escape(str(m))}</code></th>" for m in models]
+    out.append("</tr>")
+    for tag in dict.fromkeys(t.index.get_level_values("tag")):
+        out.append(f"<tr><td><code>{escape(str(tag))}</code></td>")
+        for model in models:
+            if (tag, model) not in t.index or not t.loc[(tag, model), "counted"]:
+                out.append('<td class="num note">–</td>')
+                continue
+            r = t.loc[(tag, model)]
+            tip = (
+                f"{count(r['passed'])} of {count(r['counted'])} pass; "
+                f"95% CI {interval(r['low'], r['high'])}; {count(r['not_counted'])} not counted"
+            )
+            heat = _heat(1.0 - float(r["rate"]))
+            out.append(f'<td class="num" title="{escape(tip)}"{heat}>{pct(r["rate"])}</td>')
+        out.append("</tr>")
+    return "".join(out) + "</table></div>"
+
+
 def _check_table(s: Summary) -> str:
     c = s.checks
     if c.empty:
@@ -279,6 +304,10 @@ whiskers: Wilson 95% interval.</p>
 <p class="meta">Share of parsed plans on which the check did not pass
 (fail, or warn for warning checks). Hover a cell for counts.</p>
 {_check_table(s)}
+<h2>Pass rate per tag</h2>
+<p class="meta">Pass rate of each tag's cases per model (the redder, the lower). Hover a cell for
+counts and the 95% interval.</p>
+{_tag_table(s)}
 <h2>Cases</h2>
 <p class="meta">Worst first. One chip per sample: <span class="legend">{legend}</span>.
 Click a row to see each model's plan (a failing sample when there is one):

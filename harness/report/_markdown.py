@@ -63,6 +63,29 @@ def _checks(s: Summary, limit: int) -> list[str]:
     return lines + _more(min(limit, len(c)), len(c), "check x model pairs")
 
 
+def _tags(s: Summary, limit: int) -> list[str]:
+    t = s.tags[s.tags["counted"] > 0]
+    if t.empty:
+        return []
+    g = t.groupby(level="tag", sort=False)[["passed", "counted"]].sum()
+    worst = t.sort_values("rate").groupby(level="tag", sort=False).head(1)
+    g = g.assign(rate=g["passed"] / g["counted"]).sort_values("rate")
+    lines = [
+        "### Pass rate per tag (all models)",
+        "",
+        "| tag | pass rate | passed / counted | lowest model |",
+        "|---|---|---|---|",
+    ]
+    low = {tag: (model, r["rate"]) for (tag, model), r in worst.iterrows()}
+    for tag, r in g.head(limit).iterrows():
+        model, rate = low[tag]
+        lines.append(
+            f"| `{md_cell(tag, 40)}` | {pct(r['rate'])} | {count(r['passed'])} / "
+            f"{count(r['counted'])} | `{md_cell(model, 40)}` {pct(rate)} |"
+        )
+    return [*lines, *_more(min(limit, len(g)), len(g), "tags"), ""]
+
+
 def _flaky(s: Summary, limit: int) -> list[str]:
     f = s.cases[s.cases["label"] == "flaky"]
     if f.empty:
@@ -137,6 +160,7 @@ def _render(s: Summary, limit: int) -> str:
         ]
     out += ["### Pass rate per model", "", *_models(s, limit), ""]
     out += ["### Checks that fail most", "", *_checks(s, min(limit, 15)), ""]
+    out += _tags(s, min(limit, 15))
     out += [f"### Flaky cases ({count(labels.get('flaky', 0))})", "", *_flaky(s, limit), ""]
     out += ["### Missing, stale and error", "", *_not_counted(s, min(limit, 15)), ""]
     m = run.manifest

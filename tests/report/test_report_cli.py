@@ -73,3 +73,12 @@ def test_files_are_not_private(tmp_path: Path) -> None:
     mask = os.umask(0)
     os.umask(mask)
     assert (run / "summary.md").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_json_has_per_model_figures(tmp_path: Path) -> None:
+    """--format json lists each model's rate, interval and not-counted rows."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf", ("b", "c1"): "mm"})
+    data = json.loads(runner.invoke(app, ["report", str(run), "--format", "json"]).stdout)
+    by = {m["model"]: m for m in data["models"]}
+    assert by["a"]["rate"] == 0.5 and by["a"]["counted"] == 2
+    assert by["b"]["rate"] is None and by["b"]["missing"] == 2

@@ -109,3 +109,12 @@ def test_html_size_is_bounded_by_the_plan_budget(tmp_path: Path) -> None:
     assert len(small) < len(full)
     assert "were left out to keep this file small" in small
     assert "were left out to keep this file small" not in full
+
+
+def test_tags_are_shown(tmp_path: Path) -> None:
+    """summary.md and report.html both show the pass rate per tag."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf", ("b", "c1"): "pp"})
+    files = write_report(run)
+    text = files.summary_md.read_text()
+    assert "| `t1` | 75.0% | 3 / 4 | `a` 50.0% |" in text
+    assert "Pass rate per tag" in files.report_html.read_text()
