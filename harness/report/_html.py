@@ -309,7 +309,7 @@ whiskers: Wilson 95% interval.</p>
 counts and the 95% interval.</p>
 {_tag_table(s)}
 <h2>Cases</h2>
-<p class="meta">Worst first. One chip per sample: <span class="legend">{legend}</span>.
+<p class="meta">Worst first. One chip per sample: <span class="legend">{legend}</span><br>
 Click a row to see each model's plan (a failing sample when there is one):
 its tasks, dependency graph and violations. {omitted}</p>
 <div class="controls"><input id="q" type="search" placeholder="filter by case id or tag">
