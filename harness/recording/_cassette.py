@@ -218,6 +218,8 @@ Interaction = tuple[dict[str, Any], dict[str, Any]]
 def read_cassette(path: Path) -> list[Interaction]:
     """The (request, response) pairs of a vcrpy cassette, as plain data.
 
+    A Ruby VCR cassette (``http_interactions:``, as the agentic gem records) is read too.
+
     Replay reads cassettes with libyaml directly: importing vcrpy (which imports every HTTP
     library it can patch) would cost more than replaying a thousand cassettes. Cassettes with
     Python-specific tags (old vcrpy versions) fall back to vcrpy's own loader.
@@ -234,6 +236,8 @@ def read_cassette(path: Path) -> list[Interaction]:
         data = yamlserializer.deserialize(text)
     except yaml.YAMLError as exc:
         raise ValueError(f"not YAML: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("http_interactions"), list):
+        return _ruby_vcr_pairs(data["http_interactions"])
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise ValueError("no 'interactions' list (not a vcrpy cassette)")
     pairs: list[Interaction] = []
@@ -244,10 +248,23 @@ def read_cassette(path: Path) -> list[Interaction]:
     return pairs
 
 
+def _ruby_vcr_pairs(items: list[Any]) -> list[Interaction]:
+    """Ruby VCR's ``http_interactions`` (the agentic gem's cassettes) in vcrpy's shape."""
+    pairs: list[Interaction] = []
+    for item in items:
+        if not isinstance(item, dict) or "request" not in item or "response" not in item:
+            raise ValueError("an http_interaction without a request and a response")
+        request = dict(item["request"])
+        body = request.get("body")
+        request["body"] = body.get("string") if isinstance(body, dict) else body
+        pairs.append((request, item["response"]))
+    return pairs
+
+
 def replay_response(
     interactions: list[Interaction], expected: tuple[str, str, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """The recorded response body (JSON) for a request; without one, the last one recorded.
+    """The recorded response body (JSON) for a request; without one, the first one recorded.
 
     Requests match on method, URI and body, JSON bodies compared as data, as vcrpy's
     ``method``, ``uri`` and ``body`` matchers (the ones live recording uses) compare them.
@@ -255,7 +272,7 @@ def replay_response(
     Args:
         interactions: from ``read_cassette``.
         expected: ``(method, uri, json_body)`` of the request the suite sends now, or None to
-            take the last recorded answer (imported recordings, dataset models).
+            take the first recorded answer (imported recordings, dataset models).
 
     Raises:
         CassetteMiss: nothing recorded matches; the detail names what differs.
@@ -263,7 +280,7 @@ def replay_response(
     if not interactions:
         raise CassetteMiss("the cassette holds no interaction")
     if expected is None:
-        response = interactions[-1][1]
+        response = interactions[0][1]  # the planner's call; later ones are follow-ups
     else:
         verdicts = [(_differences(stored, expected), r) for stored, r in interactions]
         found = [r for differs, r in verdicts if not differs]

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from vcr.request import Request
 
+from harness.plan import load_plan
+from harness.providers import answer_from_body
 from harness.recording import CassetteMiss, read_cassette, replay_response
 from harness.recording._cassette import _keep_response, _strip_request
 
@@ -112,3 +114,15 @@ class TestReplayMatching:
         path.write_text("hello: world\n", encoding="utf-8")
         with pytest.raises(ValueError, match="interactions"):
             read_cassette(path)
+
+
+def test_ruby_vcr_cassettes_replay(tmp_path: Path) -> None:
+    """The real agentic gem cassette (Ruby VCR format) yields its recorded gpt-4o answer."""
+    source = Path("/work/shared/data/agentic/plan_ruby_coding_agent.yml")
+    if not source.exists():
+        pytest.skip("shared data not present")
+    pairs = read_cassette(source)
+    body = replay_response(pairs)
+    assert body["model"].startswith("gpt-4o")
+    plan = load_plan(answer_from_body(body).text)
+    assert len(plan.tasks) >= 3 and plan.positional_ids  # the gem's flat plan
