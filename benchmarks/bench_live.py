@@ -14,12 +14,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from harness.providers import RetryPolicy
 from harness.run import run_suite
-from harness.suite import load_suite
+from harness.suite import ModelSpec, load_suite
 from harness.testing import make_project
 
 CASES = 200
@@ -70,6 +72,36 @@ def measure(url: str) -> tuple[list[tuple[float, float]], int]:
     return walls, recorded
 
 
+def bare_sdk(url: str) -> float:
+    """Reference: the same 200 calls through the bare OpenAI SDK (no recording, no checks)."""
+    import openai
+
+    from harness.providers import OpenAIProvider
+
+    model = load_suite_model(url)
+    local = threading.local()
+    http_module = OpenAIProvider().http_module(model)
+
+    def call(i: int) -> str:
+        client = getattr(local, "client", None)
+        if client is None:
+            client = local.client = openai.OpenAI(
+                api_key="sk-bench", base_url=url + "/v1", max_retries=0
+            )
+        body = OpenAIProvider().request_body(model, f"Plan it.\nHandle request {i}")
+        return str(client.post("/chat/completions", body=body, cast_to=http_module.Response).text)
+
+    call(0)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(CONCURRENCY) as pool:
+        list(pool.map(call, range(CASES)))
+    return time.perf_counter() - started
+
+
+def load_suite_model(url: str) -> ModelSpec:
+    return ModelSpec(id="gpt", provider="openai", model="gpt-bench", base_url=url + "/v1")
+
+
 def main() -> None:
     ideal = CASES / CONCURRENCY * LATENCY
     server = subprocess.Popen(
@@ -81,6 +113,7 @@ def main() -> None:
     url = server.stdout.readline().strip()
     try:
         walls, recorded = measure(url)
+        reference = min(bare_sdk(url) for _ in range(2))
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -93,6 +126,10 @@ def main() -> None:
     runs = ", ".join(f"{w:.2f}s" for w, _ in walls)
     print(f"run_suite live: best {best_wall:.2f}s wall ({best_cpu:.2f}s cpu); runs: {runs}")
     print(f"ratio: {best_wall / ideal:.2f}x  (target <= 1.3x)")
+    print(
+        f"reference, bare SDK calls (no recording, no checks): {reference:.2f}s "
+        f"= {reference / ideal:.2f}x of the ideal"
+    )
 
 
 if __name__ == "__main__":
