@@ -11,7 +11,7 @@ import sys
 import typer
 
 from harness import __version__
-from harness._cli import check, schema
+from harness._cli import check, import_, schema
 
 app = typer.Typer(
     name="planeval",
@@ -41,6 +41,7 @@ def _root(
 app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
 # Commands of other subsystems are registered below, one line each.
+app.add_typer(import_.app, name="import")
 
 
 def main() -> None:
