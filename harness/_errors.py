@@ -62,7 +62,9 @@ class InputError(PlanevalError, ValueError):
         """The error as one line: ``source: location: what. hint``."""
         parts = [p for p in (self.source, self.location) if p]
         head = ": ".join([*parts, self.what])
-        return f"{head}. {self.hint}" if self.hint else head
+        if not self.hint:
+            return head
+        return f"{head}. {self.hint[0].upper()}{self.hint[1:]}"
 
 
 class PlanLoadError(InputError):

@@ -12,6 +12,7 @@ import typer
 
 from harness import __version__
 from harness._cli import check, import_, schema
+from harness._cli._exit import ExitCode
 
 app = typer.Typer(
     name="planeval",
@@ -44,10 +45,19 @@ app.command("schema")(schema.schema_command)
 app.add_typer(import_.app, name="import")
 
 
-def main() -> None:
-    """Console-script entry point."""
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: usage errors become one line and exit 2."""
     try:
-        app()
-    except KeyboardInterrupt:
+        code = app(args=argv, standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("planeval: interrupted\n")
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
+    except Exception as exc:
+        # click's exceptions (vendored by recent typer, so matched by shape, not by class).
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        sys.stderr.write(f"planeval: error: {exc.format_message()}{hint}\n")
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,5 +1,16 @@
 """Structural checks on plans."""
 
 from harness.checks._report import CHECKS, CheckReport, Expectations, Severity, Violation
+from harness.checks._run_files import FileResult, check_files
+from harness.checks._structural import check_plan
 
-__all__ = ["CHECKS", "CheckReport", "Expectations", "Severity", "Violation"]
+__all__ = [
+    "CHECKS",
+    "CheckReport",
+    "Expectations",
+    "FileResult",
+    "Severity",
+    "Violation",
+    "check_files",
+    "check_plan",
+]

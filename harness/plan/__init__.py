@@ -1,5 +1,16 @@
-"""Plans: the model, its JSON Schema and the adapters that load every supported format."""
+"""Plans: the model, the loaders and the adapters for every supported format."""
 
+from harness.plan._adapters import FORMATS
+from harness.plan._json import MAX_PLAN_BYTES
+from harness.plan._load import load_plan, load_plan_file
 from harness.plan._model import Need, Plan, Task
 
-__all__ = ["Need", "Plan", "Task"]
+__all__ = [
+    "FORMATS",
+    "MAX_PLAN_BYTES",
+    "Need",
+    "Plan",
+    "Task",
+    "load_plan",
+    "load_plan_file",
+]

@@ -100,14 +100,14 @@ class Plan:
                 f"a plan must be a JSON object, got {_kind(data)}",
                 source=source,
                 location="/",
-                hint="wrap the tasks as {\"tasks\": [...]}",
+                hint='wrap the tasks as {"tasks": [...]}',
             )
         if "tasks" not in data:
             raise PlanLoadError(
                 "the plan has no 'tasks' key",
                 source=source,
                 location="/",
-                hint="a plan is {\"tasks\": [{\"id\": ..., \"description\": ...}, ...]}",
+                hint='a plan is {"tasks": [{"id": ..., "description": ...}, ...]}',
             )
         raw_tasks = data["tasks"]
         if not isinstance(raw_tasks, list):
@@ -222,7 +222,8 @@ def _needs(value: Any) -> tuple[Need, ...]:
         return tuple(
             Need(name=n["name"], task=n["task"])
             for n in value
-            if isinstance(n, dict) and isinstance(n.get("name"), str)
+            if isinstance(n, dict)
+            and isinstance(n.get("name"), str)
             and isinstance(n.get("task"), str)
         )
     return ()

@@ -90,9 +90,7 @@ class ResponseFile:
                 tokens=data.get("tokens"),
             )
         except (KeyError, TypeError) as exc:
-            raise InputError(
-                f"response file is missing a field: {exc}", source=str(path)
-            ) from None
+            raise InputError(f"response file is missing a field: {exc}", source=str(path)) from None
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -1,0 +1,83 @@
+"""Checking many plan files at once, keeping every result: the library side of ``check``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness._errors import PlanLoadError
+from harness.checks._report import CheckReport, Expectations
+from harness.checks._structural import check_plan
+from harness.plan import MAX_PLAN_BYTES, load_plan_file
+from harness.registry import Registry
+
+__all__ = ["FileResult", "check_files"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """The outcome for one plan of one file: a report, or why the input was unusable."""
+
+    path: str
+    """The file path, or ``PATH#<id>`` for an item of a multi-plan file."""
+    report: CheckReport | None
+    """The check report, when the plan could be loaded."""
+    error: str | None
+    """One line saying why the input is unusable, else None."""
+
+    @property
+    def ok(self) -> bool:
+        """True when the plan loaded and no error-severity check failed."""
+        return self.report is not None and self.report.ok
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{path, ok, task_count, violations}`` (+ ``error`` when unusable)."""
+        if self.report is None:
+            return {
+                "path": self.path,
+                "ok": False,
+                "task_count": None,
+                "violations": [],
+                "error": self.error,
+            }
+        return {
+            "path": self.path,
+            "ok": self.report.ok,
+            "task_count": self.report.task_count,
+            "violations": [v.to_dict() for v in self.report.violations],
+        }
+
+
+def check_files(
+    paths: Iterable[Path | str],
+    *,
+    registry: Registry | None = None,
+    expect: Expectations | None = None,
+    format: str = "auto",
+    max_bytes: int = MAX_PLAN_BYTES,
+) -> list[FileResult]:
+    """Load and check every plan in every file; an unusable file never stops the others."""
+    results: list[FileResult] = []
+    for path in paths:
+        try:
+            loaded = load_plan_file(path, format=format, max_bytes=max_bytes)
+        except PlanLoadError as exc:
+            results.append(FileResult(str(path), None, _without_source(exc, str(path))))
+            continue
+        for label, plan in loaded:
+            if isinstance(plan, PlanLoadError):
+                results.append(FileResult(label, None, _without_source(plan, label)))
+            else:
+                results.append(
+                    FileResult(label, check_plan(plan, registry=registry, expect=expect), None)
+                )
+    return results
+
+
+def _without_source(exc: PlanLoadError, label: str) -> str:
+    """The error line without a leading source that repeats the label it is printed under."""
+    line = exc.one_line()
+    prefix = f"{label}: "
+    return line[len(prefix) :] if line.startswith(prefix) else line

@@ -1,0 +1,105 @@
+"""The ``schema`` check: does the plan document match the published JSON Schema?
+
+jsonschema is the judge, but it is slow on big plans (about 18 s for 100,000 tasks). A hand
+written predicate that mirrors the schema answers "valid?" in linear time; only when it says no
+does jsonschema run, and then only on the top level and the tasks the predicate flagged, to
+produce its exact messages and JSON pointers. A property-based test holds the predicate and
+jsonschema to the same verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from harness.schemas import load_schema
+
+__all__ = ["is_valid_task", "schema_errors"]
+
+_ON_FAILURE = frozenset({"stop", "skip_dependents", "continue"})
+_AGENT_FIELDS = ("name", "description", "instructions")
+
+
+@cache
+def _validators() -> tuple[Draft202012Validator, Draft202012Validator]:
+    schema = load_schema("plan")
+    root = {**schema, "properties": {**schema["properties"], "tasks": {"type": "array"}}}
+    task = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/task"}
+    return Draft202012Validator(root), Draft202012Validator(task)
+
+
+def schema_errors(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """``(json_pointer, message)`` for each place the document breaks the plan schema."""
+    root_validator, task_validator = _validators()
+    if not _root_ok(document):
+        for error in root_validator.iter_errors(document):
+            yield _pointer(error.absolute_path), error.message
+    tasks = document.get("tasks")
+    if not isinstance(tasks, list):
+        return
+    for index, task in enumerate(tasks):
+        if is_valid_task(task):
+            continue
+        for error in sorted(task_validator.iter_errors(task), key=lambda e: list(e.absolute_path)):
+            yield _pointer(["tasks", index, *error.absolute_path]), error.message
+
+
+def _root_ok(doc: Mapping[str, Any]) -> bool:
+    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), list):
+        return False
+    plan_id = doc.get("plan_id", "x")
+    goal = doc.get("goal", "")
+    return isinstance(plan_id, str) and plan_id != "" and isinstance(goal, str)
+
+
+def is_valid_task(task: Any) -> bool:
+    """True when one task matches ``#/$defs/task`` (same verdict as jsonschema)."""
+    if not isinstance(task, dict):
+        return False
+    get = task.get
+    if "id" in task and not _nonempty(get("id")):
+        return False
+    if "description" in task and not isinstance(get("description"), str):
+        return False
+    if "agent" in task:
+        agent = get("agent")
+        if not isinstance(agent, dict):
+            return False
+        for name in _AGENT_FIELDS:
+            if name in agent and not isinstance(agent[name], str):
+                return False
+    for key in ("capabilities", "depends_on"):
+        if key in task:
+            value = get(key)
+            if type(value) is not list or not all(_nonempty(v) for v in value):
+                return False
+    if "needs" in task and not _needs_ok(get("needs")):
+        return False
+    return "on_failure" not in task or (
+        isinstance(get("on_failure"), str) and get("on_failure") in _ON_FAILURE
+    )
+
+
+def _needs_ok(needs: Any) -> bool:
+    if type(needs) is list:
+        for need in needs:
+            if not isinstance(need, dict) or "name" not in need or "task" not in need:
+                return False
+            if not _nonempty(need["name"]) or not _nonempty(need["task"]):
+                return False
+        return True
+    if isinstance(needs, dict):
+        return all(_nonempty(v) for v in needs.values())
+    return False
+
+
+def _nonempty(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _pointer(parts: Any) -> str:
+    out = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return out or "/"

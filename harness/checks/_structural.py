@@ -1,0 +1,377 @@
+"""The structural checks of DESIGN.md, in one linear pass plus graph passes without recursion.
+
+Tasks are addressed by their index in the plan; ids map to the first task that has them.
+Reachability questions ("is p a strict ancestor of c?") are answered with ancestor bitsets
+(Python ints) computed once in topological order, restricted to the nodes that are actually
+asked about, so a 100,000-task plan is checked in well under a second.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import deque
+
+from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
+from harness.checks._schema import schema_errors
+from harness.plan import Plan
+from harness.registry import Registry, parse_reference
+
+__all__ = ["check_plan"]
+
+_EXACT_REDUNDANCY_LIMIT = 20_000
+"""Plans up to this many tasks get an exact redundant_dependency check; larger ones are checked
+for redundancy through paths of two edges (a dependency that is also a grandparent)."""
+_SUGGESTION_LIMIT = 50
+"""At most this many 'did you mean' suggestions per plan (difflib is linear in the ids)."""
+
+
+def check_plan(
+    plan: Plan, *, registry: Registry | None = None, expect: Expectations | None = None
+) -> CheckReport:
+    """Run every structural check on a plan.
+
+    Args:
+        plan: the plan to check.
+        registry: capabilities the plan may use; without one, ``known_capabilities`` and
+            ``required_capabilities`` are skipped.
+        expect: the task-count band, required capabilities and needs policy.
+
+    Returns:
+        The report: violations in check order and each check's outcome.
+    """
+    return _Checker(plan, registry, expect or Expectations()).run()
+
+
+class _Checker:
+    def __init__(self, plan: Plan, registry: Registry | None, expect: Expectations) -> None:
+        self.plan = plan
+        self.registry = registry
+        self.expect = expect
+        self.tasks = plan.tasks
+        self.index: dict[str, int] = {}
+        for i, task in enumerate(self.tasks):
+            self.index.setdefault(task.id, i)
+        self.found: dict[str, list[Violation]] = {check: [] for check in CHECKS}
+        self.skipped: set[str] = set()
+        self.suggestions_left = _SUGGESTION_LIMIT
+        # Resolved dependency edges by task index (self-loops and unknown ids left out).
+        self.deps: list[list[int]] = [[] for _ in self.tasks]
+        self.order: list[int] = []
+
+    def run(self) -> CheckReport:
+        self._schema()
+        self._ids_and_edges()
+        self._acyclic()
+        self._needs()
+        self._task_count()
+        self._capabilities()
+        self._isolated()
+        self._redundant()
+        violations = tuple(v for check in CHECKS for v in self.found[check])
+        outcomes = {}
+        for check, severity in CHECKS.items():
+            if check in self.skipped:
+                outcomes[check] = "skip"
+            elif self.found[check]:
+                outcomes[check] = "fail" if severity == "error" else "warn"
+            else:
+                outcomes[check] = "pass"
+        return CheckReport(plan=self.plan, violations=violations, outcomes=outcomes)
+
+    def _add(self, check: str, task: str | None, path: str, message: str) -> None:
+        self.found[check].append(Violation(check, CHECKS[check], task, path, message))
+
+    def _nearest_id(self, wrong: str) -> str:
+        if self.suggestions_left <= 0:
+            return ""
+        self.suggestions_left -= 1
+        near = difflib.get_close_matches(wrong, list(self.index), n=1, cutoff=0.6)
+        return f"; did you mean {near[0]!r}?" if near else ""
+
+    # --- checks ------------------------------------------------------------------------------
+
+    def _schema(self) -> None:
+        document = self.plan.document if self.plan.document is not None else self.plan.to_dict()
+        for pointer, message in schema_errors(document):
+            self._add("schema", self._task_at(pointer), pointer, f"{message} (at {pointer})")
+
+    def _task_at(self, pointer: str) -> str | None:
+        parts = pointer.split("/")
+        if len(parts) > 2 and parts[1] == "tasks" and parts[2].isdigit():
+            i = int(parts[2])
+            return self.tasks[i].id if i < len(self.tasks) else None
+        return None
+
+    def _ids_and_edges(self) -> None:
+        index = self.index
+        for i, task in enumerate(self.tasks):
+            if index[task.id] != i:
+                self._add(
+                    "unique_ids",
+                    task.id,
+                    f"/tasks/{i}/id",
+                    f"task id {task.id!r} is used again (first by /tasks/{index[task.id]}); "
+                    "give each task its own id",
+                )
+            resolved = self.deps[i]
+            for j, dep in enumerate(task.depends_on):
+                where = f"/tasks/{i}/depends_on/{j}"
+                if dep == task.id:
+                    self._add(
+                        "self_dependency",
+                        task.id,
+                        where,
+                        f"task {task.id!r} depends on itself; remove {dep!r} from depends_on",
+                    )
+                elif dep in index:
+                    resolved.append(index[dep])
+                else:
+                    self._add(
+                        "deps_resolve",
+                        task.id,
+                        where,
+                        f"task {task.id!r} depends on {dep!r}, which is not a task of the "
+                        f"plan{self._nearest_id(dep)}",
+                    )
+
+    def _acyclic(self) -> None:
+        """Kahn's algorithm; the tasks left over sit on or behind a cycle."""
+        n = len(self.tasks)
+        edges = self.deps
+        if self.expect.needs == "imply_deps":
+            edges = [list(d) for d in self.deps]
+            for i, task in enumerate(self.tasks):
+                for need in task.needs:
+                    p = self.index.get(need.task)
+                    if p is not None and p != i:
+                        edges[i].append(p)
+        self.graph = edges
+        dependents: list[list[int]] = [[] for _ in range(n)]
+        pending = [0] * n
+        for c, ds in enumerate(edges):
+            pending[c] = len(ds)
+            for d in ds:
+                dependents[d].append(c)
+        ready = deque(i for i in range(n) if pending[i] == 0)
+        order = self.order
+        while ready:
+            x = ready.popleft()
+            order.append(x)
+            for c in dependents[x]:
+                pending[c] -= 1
+                if pending[c] == 0:
+                    ready.append(c)
+        self.dependents = dependents
+        if len(order) == n:
+            return
+        left = {i for i in range(n) if pending[i] > 0}
+        reported: set[int] = set()
+        for start in sorted(left):
+            if start in reported:
+                continue
+            cycle = self._walk_to_cycle(start, left)
+            if cycle is None or reported.intersection(cycle):
+                reported.update(cycle or ())
+                continue
+            reported.update(cycle)
+            names = [self.tasks[i].id for i in cycle]
+            first = cycle[0]
+            self._add(
+                "acyclic",
+                names[0],
+                f"/tasks/{first}/depends_on",
+                f"dependency cycle: {' -> '.join([*names, names[0]])} (each depends on the "
+                "next); remove one of these edges",
+            )
+
+    def _walk_to_cycle(self, start: int, left: set[int]) -> list[int] | None:
+        """Follow dependencies inside the leftover set until a task repeats."""
+        seen: dict[int, int] = {}
+        path: list[int] = []
+        x = start
+        while x not in seen:
+            seen[x] = len(path)
+            path.append(x)
+            nxt = next((d for d in self.graph[x] if d in left), None)
+            if nxt is None:
+                return None
+            x = nxt
+        return path[seen[x] :]
+
+    def _needs(self) -> None:
+        index = self.index
+        strict = self.expect.needs == "strict"
+        queries: list[tuple[int, int, str]] = []  # consumer, producer, pointer
+        for i, task in enumerate(self.tasks):
+            direct = set(self.deps[i])
+            for j, need in enumerate(task.needs):
+                where = f"/tasks/{i}/needs/{j}"
+                if need.task == task.id:
+                    self._add(
+                        "self_dependency",
+                        task.id,
+                        where,
+                        f"task {task.id!r} needs its own output ({need.name!r})",
+                    )
+                    continue
+                p = index.get(need.task)
+                if p is None:
+                    self._add(
+                        "needs_resolve",
+                        task.id,
+                        where,
+                        f"task {task.id!r} needs {need.name!r} from {need.task!r}, which is "
+                        f"not a task of the plan{self._nearest_id(need.task)}",
+                    )
+                elif strict and p not in direct:
+                    queries.append((i, p, where))
+        if not strict:
+            return
+        position = {x: k for k, x in enumerate(self.order)}
+        hard: list[tuple[int, int, str]] = []
+        for c, p, where in queries:
+            if c not in position:
+                continue  # on or behind a cycle: acyclic already fails the plan
+            if p not in position or position[p] >= position[c]:
+                self._needs_violation(c, p, where)
+            else:
+                hard.append((c, p, where))
+        if hard:
+            bits, bit_of = self._ancestor_bits({p for _, p, _ in hard})
+            for c, p, where in hard:
+                if not (bits[c] >> bit_of[p]) & 1:
+                    self._needs_violation(c, p, where)
+
+    def _needs_violation(self, c: int, p: int, where: str) -> None:
+        consumer, producer = self.tasks[c].id, self.tasks[p].id
+        need = next(n.name for n in self.tasks[c].needs if n.task == producer)
+        self._add(
+            "needs_earlier_output",
+            consumer,
+            where,
+            f"task {consumer!r} needs {need!r} from {producer!r}, which does not run "
+            f"before it; add {producer!r} to its depends_on (directly or through a "
+            "dependency)",
+        )
+
+    def _ancestor_bits(self, targets: set[int]) -> tuple[list[int], dict[int, int]]:
+        """For each task, an int whose bit k says target k is a strict ancestor."""
+        bit_of = {t: k for k, t in enumerate(sorted(targets))}
+        own = [0] * len(self.tasks)
+        for t, k in bit_of.items():
+            own[t] = 1 << k
+        bits = [0] * len(self.tasks)
+        graph = self.graph
+        for x in self.order:
+            acc = 0
+            for d in graph[x]:
+                acc |= bits[d] | own[d]
+            bits[x] = acc
+        return bits, bit_of
+
+    def _task_count(self) -> None:
+        low, high, n = self.expect.min_tasks, self.expect.max_tasks, len(self.tasks)
+        if low is None and high is None:
+            self.skipped.add("task_count_band")
+            return
+        band = f"[{low if low is not None else 0}, {high if high is not None else 'inf'}]"
+        if (low is not None and n < low) or (high is not None and n > high):
+            self._add(
+                "task_count_band",
+                None,
+                "/tasks",
+                f"the plan has {n} tasks, outside the expected band {band}",
+            )
+
+    def _capabilities(self) -> None:
+        registry = self.registry
+        if registry is None:
+            self.skipped.update(("known_capabilities", "required_capabilities"))
+            return
+        used: set[str] = set()
+        for i, task in enumerate(self.tasks):
+            for j, ref in enumerate(task.capabilities):
+                used.add(parse_reference(ref)[0])
+                if registry.resolve(ref) is None:
+                    self._add(
+                        "known_capabilities",
+                        task.id,
+                        f"/tasks/{i}/capabilities/{j}",
+                        registry.explain_unknown(ref),
+                    )
+        required = self.expect.required_capabilities
+        if not required:
+            self.skipped.add("required_capabilities")
+        for name in required:
+            if parse_reference(name)[0] not in used:
+                self._add(
+                    "required_capabilities",
+                    None,
+                    "/tasks",
+                    f"no task uses the required capability {name!r}",
+                )
+
+    def _isolated(self) -> None:
+        n = len(self.tasks)
+        if n < 2:
+            return
+        linked = [False] * n
+        for c, ds in enumerate(self.graph):
+            for d in ds:
+                linked[c] = linked[d] = True
+        for c, task in enumerate(self.tasks):
+            for need in task.needs:
+                p = self.index.get(need.task)
+                if p is not None and p != c:
+                    linked[c] = linked[p] = True
+        if not any(linked):
+            self._add(
+                "isolated_task",
+                None,
+                "/tasks",
+                f"none of the {n} tasks depends on another: the plan has no dependency "
+                "graph (a flat list?); add depends_on where order matters",
+            )
+            return
+        for i, flag in enumerate(linked):
+            if not flag:
+                tid = self.tasks[i].id
+                self._add(
+                    "isolated_task",
+                    tid,
+                    f"/tasks/{i}",
+                    f"task {tid!r} neither depends on nor feeds any other task; connect it "
+                    "or drop it",
+                )
+
+    def _redundant(self) -> None:
+        if len(self.order) != len(self.tasks):
+            return  # a cyclic graph has no meaningful transitive reduction
+        multi = [i for i, ds in enumerate(self.deps) if len(set(ds)) > 1]
+        if not multi:
+            return
+        exact = len(self.tasks) <= _EXACT_REDUNDANCY_LIMIT
+        if exact:
+            bits, bit_of = self._ancestor_bits({d for i in multi for d in self.deps[i]})
+        for c in multi:
+            ds = self.deps[c]
+            for j, d in enumerate(self.tasks[c].depends_on):
+                di = self.index.get(d)
+                if di is None or di == c:
+                    continue
+                if exact:
+                    via = next((o for o in ds if o != di and (bits[o] >> bit_of[di]) & 1), None)
+                else:
+                    via = next((o for o in ds if o != di and di in self.deps[o]), None)
+                if via is not None:
+                    self._redundant_violation(c, j, d, via)
+
+    def _redundant_violation(self, c: int, j: int, dep: str, via: int) -> None:
+        tid, through = self.tasks[c].id, self.tasks[via].id
+        self._add(
+            "redundant_dependency",
+            tid,
+            f"/tasks/{c}/depends_on/{j}",
+            f"task {tid!r} depends on {dep!r} directly and also through {through!r}; the "
+            f"direct edge can go",
+        )

@@ -1,0 +1,115 @@
+"""Loading plans from files, text and dicts: the library entry points."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from harness._errors import PlanLoadError
+from harness.plan._adapters import documents_from_text
+from harness.plan._json import MAX_PLAN_BYTES, decode_text
+from harness.plan._model import Plan
+
+__all__ = ["load_plan", "load_plan_file", "read_input"]
+
+
+def load_plan(
+    obj: Path | str | bytes | dict[str, Any],
+    *,
+    format: str = "auto",
+    source: str | None = None,
+    max_bytes: int = MAX_PLAN_BYTES,
+) -> Plan:
+    """Load one plan.
+
+    Args:
+        obj: a ``Path`` (the file is read), ``str`` or ``bytes`` (text in any supported
+            format), or a ``dict`` (canonical plan JSON).
+        format: ``auto``, ``canonical``, ``text``, ``worfbench`` or ``taskbench``.
+        source: the name used in error messages (defaults to the path or ``<text>``).
+        max_bytes: inputs larger than this are refused.
+
+    Raises:
+        PlanLoadError: the input is unusable (``NoPlanFoundError`` when text holds no plan).
+    """
+    if isinstance(obj, dict):
+        return Plan.from_dict(obj, source=source or "<dict>")
+    if isinstance(obj, os.PathLike):
+        results = load_plan_file(Path(obj), format=format, max_bytes=max_bytes)
+        label = source or str(obj)
+    else:
+        label = source or "<text>"
+        data = obj.encode("utf-8") if isinstance(obj, str) else obj
+        results = _plans_from_bytes(data, format=format, source=label, max_bytes=max_bytes)
+    if len(results) != 1:
+        raise PlanLoadError(
+            f"the input holds {len(results)} plans, not one",
+            source=label,
+            hint="use load_plan_file() to get each of them",
+        )
+    found = results[0][1]
+    if isinstance(found, PlanLoadError):
+        raise found
+    return found
+
+
+def load_plan_file(
+    path: Path | str, *, format: str = "auto", max_bytes: int = MAX_PLAN_BYTES
+) -> list[tuple[str, Plan | PlanLoadError]]:
+    """Load every plan in a file: one for a plan file, one per item for a WorfBench data file.
+
+    Returns:
+        ``(label, plan or error)`` pairs; labels are the path, or ``PATH#<item id>``.
+
+    Raises:
+        PlanLoadError: the file as a whole is unusable (missing, a directory, not UTF-8, ...).
+    """
+    path = Path(path)
+    return _plans_from_bytes(
+        read_input(path, max_bytes=max_bytes),
+        format=format,
+        source=str(path),
+        max_bytes=max_bytes,
+    )
+
+
+def read_input(path: Path, *, max_bytes: int = MAX_PLAN_BYTES) -> bytes:
+    """Read a file's bytes, turning every OS problem into one PlanLoadError."""
+    source = str(path)
+    try:
+        if path.is_dir():
+            raise PlanLoadError(
+                "is a directory, not a plan file", source=source, hint="name the files in it"
+            )
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise PlanLoadError(
+                f"the file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit",
+                source=source,
+                hint="raise the limit with --max-bytes if this plan really is that large",
+            )
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise PlanLoadError("no such file", source=source) from None
+    except PermissionError:
+        raise PlanLoadError("permission denied", source=source) from None
+    except OSError as exc:
+        raise PlanLoadError(f"cannot read the file: {exc.strerror}", source=source) from None
+
+
+def _plans_from_bytes(
+    data: bytes, *, format: str, source: str, max_bytes: int
+) -> list[tuple[str, Plan | PlanLoadError]]:
+    text = decode_text(data, source=source, max_bytes=max_bytes)
+    results: list[tuple[str, Plan | PlanLoadError]] = []
+    for label, document in documents_from_text(text, fmt=format, source=source):
+        name = source if label is None else f"{source}#{label}"
+        if isinstance(document, PlanLoadError):
+            results.append((name, document))
+            continue
+        try:
+            results.append((name, Plan.from_dict(document, source=name)))
+        except PlanLoadError as exc:
+            results.append((name, exc))
+    return results

@@ -1,0 +1,227 @@
+"""The capability registry: what a planner may use, with optional semver versions.
+
+A reference ``name`` is known when the name is registered; ``name@1.2`` is known when the name
+is registered with the same major version and a minor version at least as high (``1.4`` serves
+``@1.2``; ``2.0`` does not).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness._errors import RegistryError
+
+__all__ = ["Capability", "Registry", "load_registry", "parse_reference"]
+
+_VERSION = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One registered capability."""
+
+    name: str
+    """The name plans refer to."""
+    version: str | None = None
+    """Semver ``major.minor[.patch]``, or None."""
+    description: str = ""
+    """What it does (shown to the planner in the prompt's catalogue)."""
+    inputs: tuple[str, ...] = ()
+    """Names (or types) of its inputs."""
+    outputs: tuple[str, ...] = ()
+    """Names (or types) of its outputs."""
+
+    @property
+    def major_minor(self) -> tuple[int, int] | None:
+        """``(major, minor)`` of the version, or None when unversioned."""
+        return _major_minor(self.version) if self.version else None
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """A set of capabilities, looked up by name."""
+
+    capabilities: tuple[Capability, ...]
+    """Every registered capability, in file order."""
+    source: str = "<registry>"
+    """Where the registry came from (for messages)."""
+    _by_name: dict[str, list[Capability]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        for cap in self.capabilities:
+            self._by_name.setdefault(cap.name, []).append(cap)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registered names, without repeats, in file order."""
+        return tuple(self._by_name)
+
+    def resolve(self, ref: str) -> Capability | None:
+        """The capability a reference (``name`` or ``name@1.2``) is served by, or None."""
+        name, wanted = parse_reference(ref)
+        candidates = self._by_name.get(name)
+        if not candidates:
+            return None
+        if wanted is None:
+            return candidates[0]
+        for cap in candidates:
+            have = cap.major_minor
+            if have is not None and have[0] == wanted[0] and have[1] >= wanted[1]:
+                return cap
+        return None
+
+    def explain_unknown(self, ref: str) -> str:
+        """Why a reference is not known and what would fix it (one sentence)."""
+        name, wanted = parse_reference(ref)
+        candidates = self._by_name.get(name)
+        if candidates and wanted is not None:
+            versions = ", ".join(c.version or "unversioned" for c in candidates)
+            return (
+                f"capability {ref!r} is not in the registry: {name!r} is registered as "
+                f"{versions}, which does not serve {wanted[0]}.{wanted[1]} (same major, minor at "
+                f"least as high)"
+            )
+        near = difflib.get_close_matches(name, self.names, n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else f"; {self.source} has no close name"
+        return f"capability {ref!r} is not in the registry{hint}"
+
+    def catalogue(self) -> str:
+        """The capabilities as a text list for planner prompts: ``- name@version: desc``."""
+        lines = []
+        for cap in self.capabilities:
+            label = f"{cap.name}@{cap.version}" if cap.version else cap.name
+            lines.append(f"- {label}: {cap.description}".rstrip(": "))
+        return "\n".join(lines)
+
+    @classmethod
+    def from_data(cls, data: Any, *, source: str = "<registry>") -> Registry:
+        """Build a registry from ``{"capabilities": [...]}``, a bare list, or TaskBench's
+        ``{"nodes": [{"id", "desc", "parameters"}]}``.
+
+        Raises:
+            RegistryError: naming the entry that is malformed.
+        """
+        if isinstance(data, dict) and "capabilities" in data:
+            items, base = data["capabilities"], "/capabilities"
+        elif isinstance(data, dict) and "nodes" in data:
+            items, base = data["nodes"], "/nodes"
+        elif isinstance(data, list):
+            items, base = data, ""
+        else:
+            raise RegistryError(
+                "a registry must be {'capabilities': [...]}, a list, or TaskBench {'nodes': [...]}",
+                source=source,
+                location="/",
+            )
+        if not isinstance(items, list):
+            raise RegistryError("the capabilities must be a list", source=source, location=base)
+        return cls(
+            capabilities=tuple(
+                _capability(item, f"{base}/{i}", source) for i, item in enumerate(items)
+            ),
+            source=source,
+        )
+
+
+def load_registry(path: Path | str) -> Registry:
+    """Read a registry file (YAML or JSON).
+
+    Raises:
+        RegistryError: the file is missing, unreadable or malformed.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise RegistryError("no such registry file", source=source) from None
+    except IsADirectoryError:
+        raise RegistryError("is a directory, not a registry file", source=source) from None
+    except UnicodeDecodeError as exc:
+        raise RegistryError(f"not UTF-8 at byte {exc.start}", source=source) from None
+    except OSError as exc:
+        raise RegistryError(f"cannot read: {exc.strerror}", source=source) from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise RegistryError(
+            f"invalid JSON: {exc.msg}",
+            source=source,
+            location=f"line {exc.lineno} column {exc.colno}",
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
+        problem = getattr(exc, "problem", None) or "malformed"
+        raise RegistryError(f"invalid YAML: {problem}", source=source, location=where) from None
+    return Registry.from_data(data, source=source)
+
+
+def parse_reference(ref: str) -> tuple[str, tuple[int, int] | None]:
+    """Split ``name@1.2`` into ``("name", (1, 2))``; a bare name has no version."""
+    name, sep, version = ref.partition("@")
+    if not sep:
+        return ref, None
+    return name, _major_minor(version) or (-1, -1)
+
+
+def _major_minor(version: str) -> tuple[int, int] | None:
+    match = _VERSION.match(version.strip().lstrip("v"))
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2) or 0)
+
+
+def _capability(item: Any, where: str, source: str) -> Capability:
+    if isinstance(item, str) and item:
+        return Capability(name=item)
+    if not isinstance(item, dict):
+        raise RegistryError(
+            "a capability must be an object or a name", source=source, location=where
+        )
+    name = item.get("name", item.get("id"))
+    if not isinstance(name, str) or not name:
+        raise RegistryError(
+            "a capability needs a non-empty string 'name'", source=source, location=where
+        )
+    version = item.get("version")
+    if version is not None:
+        version = str(version)
+        if _major_minor(version) is None:
+            raise RegistryError(
+                f"version {version!r} is not semver (major.minor[.patch])",
+                source=source,
+                location=f"{where}/version",
+            )
+    description = item.get("description", item.get("desc", ""))
+    return Capability(
+        name=name,
+        version=version,
+        description=description if isinstance(description, str) else "",
+        inputs=_names(item.get("inputs", item.get("parameters", item.get("input-type")))),
+        outputs=_names(item.get("outputs", item.get("output-type"))),
+    )
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if isinstance(value, dict):
+        return tuple(str(k) for k in value)
+    if isinstance(value, Iterable) and not isinstance(value, str):
+        out = []
+        for v in value:
+            if isinstance(v, dict):
+                out.append(str(v.get("name", v.get("id", ""))))
+            else:
+                out.append(str(v))
+        return tuple(out)
+    return ()
