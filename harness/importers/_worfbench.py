@@ -107,7 +107,7 @@ def import_worfbench(
                 source="import:worfbench",
                 model=GOLD_MODEL,
                 prompt_hash=digest,
-                recorded_at=now,
+                recorded_at=_earlier_import(root / relpath, item.answer, digest) or now,
                 harness_version=__version__,
                 origin=f"worfbench/{path.name}#{item.id}",
             ),
@@ -131,6 +131,17 @@ def import_worfbench(
         files=tuple(files),
         skipped=len(items) - len(chosen),
     )
+
+
+def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
+    """When the same answer was imported before under the same prompt, its import time: so
+    that re-importing unchanged data changes no file."""
+    try:
+        earlier = ResponseFile.read(path)
+    except (InputError, OSError):
+        return None
+    same = earlier.response == answer and earlier.provenance.prompt_hash == digest
+    return earlier.provenance.recorded_at if same else None
 
 
 def _read_list(path: Path) -> list[Any]:
@@ -237,9 +248,9 @@ def _domain(raw: list[Any], path: Path) -> str:
     return only if isinstance(only, str) and only else path.stem
 
 
-def _registry(items: list[_Item]) -> tuple[str, dict[str, str]]:
-    """``(kind, {name: description})`` from the union of the items' tool lists."""
-    caps: dict[str, str] = {}
+def _registry(items: list[_Item]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """``(kind, {name: capability})`` from the union of the items' tool lists."""
+    caps: dict[str, dict[str, Any]] = {}
     tables: dict[str, list[str]] = {}
     kind = "none"
     for item in items:
@@ -250,24 +261,41 @@ def _registry(items: list[_Item]) -> tuple[str, dict[str, str]]:
                 name = tool.get("name") or tool.get("api_name")
                 if isinstance(name, str) and name.strip() and name not in caps:
                     text = tool.get("description") or tool.get("api_description") or ""
-                    caps[name] = " ".join(str(text).split())
+                    caps[name] = {"name": name, "description": " ".join(str(text).split())}
+                    for key, value in (("inputs", _inputs(tool)), ("outputs", _outputs(tool))):
+                        if value:
+                            caps[name][key] = value
         elif isinstance(tools, dict) and tools:
             kind = "tables"
             for table, fields in tools.items():
                 known = tables.setdefault(str(table), [])
                 known += [str(f) for f in fields or () if str(f) not in known]
     for table, fields in tables.items():
-        caps[table] = "Database table; fields: " + ", ".join(fields)
+        caps[table] = {"name": table, "description": "Database table; fields: " + ", ".join(fields)}
     return kind, caps
 
 
-def _registry_text(caps: dict[str, str], kind: str, path: Path) -> str:
+def _inputs(tool: dict[str, Any]) -> list[str]:
+    """Parameter names: JSON-Schema ``properties`` (toolbench) or a name -> spec mapping."""
+    params = tool.get("parameters")
+    if isinstance(params, dict) and isinstance(params.get("properties"), dict):
+        params = params["properties"]
+    return [str(k) for k in params] if isinstance(params, dict) else []
+
+
+def _outputs(tool: dict[str, Any]) -> list[str]:
+    """Named results (seal_tools ``responses``), when the tool lists them."""
+    responses = tool.get("responses")
+    return [str(k) for k in responses] if isinstance(responses, dict) else []
+
+
+def _registry_text(caps: dict[str, dict[str, Any]], kind: str, path: Path) -> str:
     what = "database tables" if kind == "tables" else "tools"
     header = (
         f"# The {what} offered by the items of {path.name}, merged into one registry.\n"
         f"# Imported from {WORFBENCH_ATTRIBUTION}.\n"
     )
-    body = {"capabilities": [{"name": n, "description": d} for n, d in caps.items()]}
+    body = {"capabilities": list(caps.values())}
     return header + dump_yaml(body)
 
 

@@ -145,6 +145,17 @@ class TestImport:
             "demo_0"
         ]
 
+    def test_reimporting_unchanged_data_changes_no_file(self, tmp_path: Path) -> None:
+        """Import times are kept for answers that did not change: a re-import gives no diff."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+        import_worfbench(path, root=tmp_path / "p", suite="s")
+        recording = tmp_path / "p/plan_fixtures/s/worfbench-gold/demo_1/sample-0.json"
+        stamped = json.loads(recording.read_text())
+        stamped["provenance"]["recorded_at"] = "2020-01-01T00:00:00Z"
+        recording.write_text(json.dumps(stamped))
+        import_worfbench(path, root=tmp_path / "p", suite="s")
+        assert ResponseFile.read(recording).provenance.recorded_at == "2020-01-01T00:00:00Z"
+
     def test_sharegpt_turns_are_accepted(self, tmp_path: Path) -> None:
         """Items written as from/value turns (human/gpt) import the same way."""
         item = {
