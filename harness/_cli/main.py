@@ -12,6 +12,7 @@ import typer
 
 from harness import __version__
 from harness._cli import check, import_, schema
+from harness._cli import run as run_cmd
 from harness._cli._exit import ExitCode
 
 app = typer.Typer(
@@ -42,6 +43,7 @@ def _root(
 app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
 # Commands of other subsystems are registered below, one line each.
+app.command("run")(run_cmd.run_command)
 app.add_typer(import_.app, name="import")
 
 

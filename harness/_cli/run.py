@@ -1,0 +1,178 @@
+"""``planeval run SUITE...``: replay (or record) every case x model x sample and report."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from harness._cli._exit import ExitCode
+from harness._cli._output import fail_input, say_error
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.run import RunResult
+
+_SHOWN = 10
+_SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
+
+
+def run_command(
+    suites: list[Path] = typer.Argument(..., help="Suite files (evals/<suite>.yaml).", show_default=False),
+    live: bool = typer.Option(
+        False, "--live", help="Call the planners and re-record everything (same as LIVE_EVALS=1)."
+    ),
+    model: list[str] = typer.Option(
+        [], "--model", "-m", help="Run only this model id (repeatable).", show_default=False
+    ),
+    samples: int | None = typer.Option(None, "--samples", help="Samples per case and model."),
+    record_mode: str | None = typer.Option(
+        None, "--record-mode", help="none (default: replay only) | once | new_episodes | all."
+    ),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Planner calls in flight."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several)."
+    ),
+    fixtures: Path | None = typer.Option(
+        None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
+    ),
+) -> None:
+    """Evaluate suites: replay recorded planner answers (default) or record them live.
+
+    Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
+    4 infrastructure errors, 130 interrupted.
+    """
+    from rich.console import Console
+
+    from harness._errors import InputError
+    from harness.run import RunInterrupted, live_record_mode, run_suite
+    from harness.suite import load_suite
+
+    mode = live_record_mode(live, record_mode, os.environ)
+    stdout, stderr = Console(), Console(stderr=True)
+    try:
+        loaded = [load_suite(path) for path in suites]
+    except InputError as exc:
+        fail_input(exc)
+    worst = 0
+    for path, suite in zip(suites, loaded, strict=True):
+        target = out / suite.name if out is not None and len(loaded) > 1 else out
+        try:
+            with _progress(stderr, enabled=mode != "none") as advance:
+                result = run_suite(
+                    suite,
+                    models=model or None,
+                    samples=samples,
+                    record_mode=mode,
+                    concurrency=concurrency,
+                    out=target,
+                    progress=advance,
+                    fixtures=fixtures,
+                )
+        except InputError as exc:
+            fail_input(exc)
+        except RunInterrupted as stop:
+            kept = stop.result
+            total = kept.manifest.samples * len(kept.manifest.models) * len(suite.cases)
+            say_error(
+                f"interrupted: {len(kept.rows)} of {total} rows kept in {kept.run_dir} "
+                "(run.json marks the run interrupted)"
+            )
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
+        _report(stdout, stderr, result, str(path), fixtures)
+        code = result.exit_code
+        worst = max(worst, code, key=lambda c: _SEVERITY[c])
+    raise typer.Exit(worst)
+
+
+class _progress:  # noqa: N801 - used as a context manager, reads like a function
+    """A rich progress bar on stderr while a live run is under way; a no-op for replay."""
+
+    def __init__(self, console: Console, *, enabled: bool) -> None:
+        self._console = console
+        self._enabled = enabled and console.is_terminal
+        self._bar: object = None
+        self._task: object = None
+
+    def __enter__(self) -> object:
+        if not self._enabled:
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        bar = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=self._console, transient=True,
+        )
+        bar.start()
+        task = bar.add_task("planning", total=None)
+        self._bar, self._task = bar, task
+
+        def advance(row: object) -> None:
+            bar.update(task, advance=1, description=f"{getattr(row, 'model', '')}")
+
+        return advance
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()  # type: ignore[attr-defined]
+
+
+def _report(
+    stdout: Console, stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None
+) -> None:
+    from rich.table import Table
+
+    from harness.run import summarize
+
+    manifest = result.manifest
+    table = Table(title=f"{manifest.suite}: pass rate per model ({manifest.record_mode} mode)")
+    for name in ("model", "pass rate", "parse rate", "pass", "fail", "unparseable", "missing",
+                 "stale", "error"):
+        table.add_column(name, justify="left" if name == "model" else "right")
+    for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
+        c = summary.counts
+        table.add_row(
+            summary.model, _pct(summary.pass_rate), _pct(summary.parse_rate),
+            *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
+        )
+    stdout.print(table)
+    stdout.print(f"results: {result.run_dir / 'results.jsonl'}", highlight=False, soft_wrap=True)
+    for notice in result.notices:
+        say_error(f"note: {notice}")
+    errors = result.rows_with("error")
+    if errors:
+        say_error(f"{len(errors)} sample(s) failed with infrastructure errors (not plan failures):")
+        for row in errors[:_SHOWN]:
+            stderr.print(f"  {row.case} ({row.model}, sample {row.sample}): {row.detail}",
+                         highlight=False, markup=False, soft_wrap=True)
+        _more(stderr, len(errors))
+    pending = result.rows_with("missing", "stale")
+    if pending:
+        missing = sum(r.status == "missing" for r in pending)
+        say_error(
+            f"{missing} sample(s) have no recording and {len(pending) - missing} are stale "
+            "(recorded under another prompt or request):"
+        )
+        for row in pending[:_SHOWN]:
+            stderr.print(f"  {row.status}: {row.case} ({row.model}, sample {row.sample})",
+                         highlight=False, markup=False, soft_wrap=True)
+        _more(stderr, len(pending))
+        command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
+        if "--model" in command:
+            stderr.print(f"re-record them with: {command}", highlight=False, markup=False,
+                         soft_wrap=True)
+        else:
+            stderr.print("they belong to dataset models, which cannot be re-recorded",
+                         highlight=False, markup=False)
+
+
+def _more(console: Console, total: int) -> None:
+    if total > _SHOWN:
+        console.print(f"  … and {total - _SHOWN} more (see results.jsonl)", highlight=False)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"

@@ -1,0 +1,187 @@
+"""vcrpy cassettes for HTTP planners: credential filters, atomic saves, per-call transports.
+
+vcrpy's ``use_cassette`` patches the HTTP library process-wide, which is unsafe when several
+calls run at once. Instead each live call gets its own httpx transport wired to its own
+``vcr.cassette.Cassette`` through vcrpy's httpx stub, so cassettes are recorded, matched
+(method, URI and body) and filtered by vcrpy itself, one per call, in any number of threads.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from harness.recording._response_file import atomic_write_text
+
+__all__ = [
+    "FILTERED_REQUEST_HEADERS",
+    "FILTERED_RESPONSE_HEADERS",
+    "RECORD_MODES",
+    "CassetteMiss",
+    "cassette_request",
+    "cassette_transport",
+    "open_cassette",
+    "replay_response",
+]
+
+RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
+"""vcrpy's record modes as planeval uses them (``none`` replays and never calls out)."""
+
+FILTERED_REQUEST_HEADERS: tuple[str, ...] = (
+    "authorization",
+    "x-api-key",
+    "api-key",
+    "openai-organization",
+    "openai-project",
+    "anthropic-organization-id",
+    "cookie",
+    "proxy-authorization",
+)
+"""Request headers never written to a cassette."""
+
+FILTERED_RESPONSE_HEADERS: tuple[str, ...] = (
+    "set-cookie",
+    "openai-organization",
+    "openai-project",
+    "anthropic-organization-id",
+)
+"""Response headers never written to a cassette."""
+
+_KEYISH = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
+_MATCH_ON = ("method", "uri", "body")
+
+
+class CassetteMiss(Exception):  # noqa: N818 - a miss, not an error condition of its own
+    """No recorded request matches; ``detail`` says which matchers failed."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def _strip_request(request: Any) -> Any:
+    """Drop credentials from a request before vcrpy stores or matches it."""
+    request = copy.deepcopy(request)
+    for name in list(request.headers):
+        if name.lower() in FILTERED_REQUEST_HEADERS:
+            del request.headers[name]
+    parts = urlsplit(request.uri)
+    if parts.query:
+        kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                if not _KEYISH.search(k)]
+        request.uri = urlunsplit(parts._replace(query=urlencode(kept)))
+    return request
+
+
+def _keep_response(response: dict[str, Any]) -> dict[str, Any] | None:
+    """Record only complete answers (2xx with a JSON body), without cookies or org ids."""
+    code = int(response.get("status", {}).get("code", 0))
+    if not 200 <= code < 300:
+        return None
+    body = response.get("body", {}).get("string", b"")
+    try:
+        json.loads(body)
+    except (ValueError, TypeError):
+        return None
+    headers = response.get("headers", {})
+    response["headers"] = {
+        k: v for k, v in headers.items() if k.lower() not in FILTERED_RESPONSE_HEADERS
+    }
+    return response
+
+
+class _AtomicPersister:
+    """vcrpy's filesystem persister, but saving through a temp file and a rename."""
+
+    @staticmethod
+    def load_cassette(cassette_path: Any, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import FilesystemPersister
+
+        return FilesystemPersister.load_cassette(cassette_path, serializer)
+
+    @staticmethod
+    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize
+
+        atomic_write_text(Path(cassette_path), serialize(cassette_dict, serializer))
+
+
+def open_cassette(path: Path, *, record_mode: str, secrets: tuple[str, ...] = ()) -> Any:
+    """Load (or start) the vcrpy cassette at ``path`` in ``record_mode``.
+
+    Args:
+        path: the cassette file (``sample-<k>.yaml``).
+        record_mode: ``none``, ``once``, ``new_episodes`` or ``all``.
+        secrets: literal values (API keys) replaced by a placeholder wherever they appear.
+    """
+    from vcr import matchers
+    from vcr.cassette import Cassette
+    from vcr.record_mode import RecordMode
+    from vcr.serializers import yamlserializer
+
+    return Cassette.load(
+        path=str(path),
+        serializer=yamlserializer,
+        persister=_AtomicPersister,
+        record_mode=RecordMode(record_mode),
+        match_on=tuple(getattr(matchers, name) for name in _MATCH_ON),
+        before_record_request=_strip_request,
+        before_record_response=_keep_response,
+        drop_unused_requests=record_mode == "all",
+        filter_sensitive_data=[(f"<SECRET-{i}>", s) for i, s in enumerate(secrets) if s],
+    )
+
+
+def cassette_transport(cassette: Any, http_module: ModuleType) -> Any:
+    """An httpx (or httpx2) transport that plays from or records into ``cassette``."""
+    from vcr.stubs.httpx_stubs import vcr_handle_request
+
+    real = http_module.HTTPTransport.handle_request
+    handle = vcr_handle_request(cassette, real, http_module)
+    transport_class = type(
+        "CassetteTransport", (http_module.HTTPTransport,), {"handle_request": handle}
+    )
+    return transport_class()
+
+
+def cassette_request(url: str, body: dict[str, Any]) -> Any:
+    """The vcrpy request an HTTP provider sends (for matching without the SDK)."""
+    from vcr.request import Request
+
+    data = json.dumps(body).encode("utf-8")
+    return Request("POST", url, data, {"content-type": "application/json"})
+
+
+def replay_response(cassette: Any, request: Any | None) -> dict[str, Any]:
+    """The recorded response body (JSON) for ``request``; for None, the last one recorded.
+
+    Raises:
+        CassetteMiss: nothing recorded matches; the detail names the failed matchers.
+    """
+    if request is None:
+        if not cassette.data:
+            raise CassetteMiss("the cassette holds no interaction")
+        response = cassette.data[-1][1]
+    else:
+        found = list(cassette._responses(request))
+        if not found:
+            raise CassetteMiss(_miss_detail(cassette, request))
+        response = found[-1][1]
+    raw = response.get("body", {}).get("string", b"")
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _miss_detail(cassette: Any, request: Any) -> str:
+    best = cassette.find_requests_with_most_matches(request)
+    if not best:
+        return "the cassette holds no request like the one this suite sends now"
+    _, _, failures = best[0]
+    names = ", ".join(name for name, _ in failures) or "unknown"
+    return f"the recorded request differs from the one this suite sends now ({names} differ)"
