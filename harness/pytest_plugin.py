@@ -96,7 +96,9 @@ class SuiteFile(pytest.File):
                         sample=sample,
                     )
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    def repr_failure(  # type: ignore[override]  # Collector drops Node's ``style``
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
         from harness._errors import InputError
 
         if isinstance(excinfo.value, InputError):
@@ -126,18 +128,22 @@ class SuiteItem(pytest.Item):
         self.extra_keyword_matches.update({*case.tags, model.id})
 
     def setup(self) -> None:
+        from harness._errors import InputError
         from harness.run import evaluate_one
 
         config = self.config
         fixtures = config.getoption("planeval_fixtures")
-        row = evaluate_one(
-            self.suite,
-            self.case,
-            self.model,
-            self.sample,
-            record_mode=config.getoption("planeval_record_mode"),
-            fixtures=Path(fixtures) if fixtures else None,
-        )
+        try:
+            row = evaluate_one(
+                self.suite,
+                self.case,
+                self.model,
+                self.sample,
+                record_mode=config.getoption("planeval_record_mode"),
+                fixtures=Path(fixtures) if fixtures else None,
+            )
+        except InputError as exc:  # live mode without an SDK, key or command
+            raise RecordingProblem(exc.one_line()) from None
         self.row = row
         self.user_properties.append(("planeval_status", row.status))
         if row.recording:
@@ -160,6 +166,17 @@ class SuiteItem(pytest.Item):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)
 
+    def _repr_failure_py(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> Any:
+        # pytest formats setup errors with this private method, building a full traceback
+        # (slow: it parses the sources) that pytest_runtest_makereport below then replaces.
+        if isinstance(excinfo.value, RecordingProblem):
+            return str(excinfo.value)
+        return super()._repr_failure_py(excinfo, style=style)
+
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.suite.name}: {self.name}"
 
@@ -176,12 +193,13 @@ class SuiteItem(pytest.Item):
                 f"model {self.model.id} is a dataset (imported answers): it cannot be "
                 "re-recorded; re-import it with `planeval import ...`"
             )
-        suite_path = _relative(self.suite.path, Path(str(self.config.rootpath)))
-        mode = "once" if row.status == "missing" else "all"
-        command = shlex.join(
-            ["planeval", "run", suite_path, "--model", self.model.id, "--record-mode", mode]
-        )
-        return f"re-record with: {command}"
+        # The command `planeval run` prints for its missing and stale samples.
+        argv = ["planeval", "run", _relative(self.suite.path, self.config.rootpath)]
+        argv += ["--record-mode", "new_episodes", "--model", self.model.id]
+        fixtures = self.config.getoption("planeval_fixtures")
+        if fixtures:
+            argv += ["--fixtures", str(fixtures)]
+        return f"re-record with: {shlex.join(argv)}"
 
 
 class PlanFailure(Exception):
