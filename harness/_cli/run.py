@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,14 +16,16 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import RunResult
+    from harness.run import ResultRow, RunResult
 
 _SHOWN = 10
 _SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
 
 
 def run_command(
-    suites: list[Path] = typer.Argument(..., help="Suite files (evals/<suite>.yaml).", show_default=False),
+    suites: list[Path] = typer.Argument(
+        ..., help="Suite files (evals/<suite>.yaml).", show_default=False
+    ),
     live: bool = typer.Option(
         False, "--live", help="Call the planners and re-record everything (same as LIVE_EVALS=1)."
     ),
@@ -61,7 +65,8 @@ def run_command(
     for path, suite in zip(suites, loaded, strict=True):
         target = out / suite.name if out is not None and len(loaded) > 1 else out
         try:
-            with _progress(stderr, enabled=mode != "none") as advance:
+            total = len(model or suite.models) * len(suite.cases) * (samples or suite.samples)
+            with _progress(stderr, enabled=mode != "none", total=total) as advance:
                 result = run_suite(
                     suite,
                     models=model or None,
@@ -88,36 +93,30 @@ def run_command(
     raise typer.Exit(worst)
 
 
-class _progress:  # noqa: N801 - used as a context manager, reads like a function
-    """A rich progress bar on stderr while a live run is under way; a no-op for replay."""
+@contextmanager
+def _progress(
+    console: Console, *, enabled: bool, total: int
+) -> Iterator[Callable[[ResultRow], None] | None]:
+    """A rich progress bar on stderr while a live run is under way; nothing for replay."""
+    if not (enabled and console.is_terminal):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    def __init__(self, console: Console, *, enabled: bool) -> None:
-        self._console = console
-        self._enabled = enabled and console.is_terminal
-        self._bar: object = None
-        self._task: object = None
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("planning", total=total)
 
-    def __enter__(self) -> object:
-        if not self._enabled:
-            return None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+        def advance(row: ResultRow) -> None:
+            bar.update(task, advance=1, description=f"{row.model} {row.case}")
 
-        bar = Progress(
-            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=self._console, transient=True,
-        )
-        bar.start()
-        task = bar.add_task("planning", total=None)
-        self._bar, self._task = bar, task
-
-        def advance(row: object) -> None:
-            bar.update(task, advance=1, description=f"{getattr(row, 'model', '')}")
-
-        return advance
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()  # type: ignore[attr-defined]
+        yield advance
 
 
 def _report(
@@ -129,13 +128,24 @@ def _report(
 
     manifest = result.manifest
     table = Table(title=f"{manifest.suite}: pass rate per model ({manifest.record_mode} mode)")
-    for name in ("model", "pass rate", "parse rate", "pass", "fail", "unparseable", "missing",
-                 "stale", "error"):
+    for name in (
+        "model",
+        "pass rate",
+        "parse rate",
+        "pass",
+        "fail",
+        "unparseable",
+        "missing",
+        "stale",
+        "error",
+    ):
         table.add_column(name, justify="left" if name == "model" else "right")
     for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
         c = summary.counts
         table.add_row(
-            summary.model, _pct(summary.pass_rate), _pct(summary.parse_rate),
+            summary.model,
+            _pct(summary.pass_rate),
+            _pct(summary.parse_rate),
             *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
         )
     stdout.print(table)
@@ -146,8 +156,12 @@ def _report(
     if errors:
         say_error(f"{len(errors)} sample(s) failed with infrastructure errors (not plan failures):")
         for row in errors[:_SHOWN]:
-            stderr.print(f"  {row.case} ({row.model}, sample {row.sample}): {row.detail}",
-                         highlight=False, markup=False, soft_wrap=True)
+            stderr.print(
+                f"  {row.case} ({row.model}, sample {row.sample}): {row.detail}",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
         _more(stderr, len(errors))
     pending = result.rows_with("missing", "stale")
     if pending:
@@ -157,16 +171,24 @@ def _report(
             "(recorded under another prompt or request):"
         )
         for row in pending[:_SHOWN]:
-            stderr.print(f"  {row.status}: {row.case} ({row.model}, sample {row.sample})",
-                         highlight=False, markup=False, soft_wrap=True)
+            stderr.print(
+                f"  {row.status}: {row.case} ({row.model}, sample {row.sample})",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
         _more(stderr, len(pending))
         command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
         if "--model" in command:
-            stderr.print(f"re-record them with: {command}", highlight=False, markup=False,
-                         soft_wrap=True)
+            stderr.print(
+                f"re-record them with: {command}", highlight=False, markup=False, soft_wrap=True
+            )
         else:
-            stderr.print("they belong to dataset models, which cannot be re-recorded",
-                         highlight=False, markup=False)
+            stderr.print(
+                "they belong to dataset models, which cannot be re-recorded",
+                highlight=False,
+                markup=False,
+            )
 
 
 def _more(console: Console, total: int) -> None:

@@ -16,8 +16,8 @@ from harness.providers._retry import RetryPolicy, parse_retry_after, with_retrie
 
 __all__ = [
     "PLAN_TOOL",
-    "AnthropicProvider",
     "Answer",
+    "AnthropicProvider",
     "CommandProvider",
     "HttpProvider",
     "OpenAIProvider",

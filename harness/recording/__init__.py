@@ -37,6 +37,7 @@ __all__ = [
     "open_cassette",
     "prompt_hash",
     "read_meta",
+    "replay_response",
     "response_file_path",
     "sample_paths",
     "write_meta",

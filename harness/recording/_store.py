@@ -34,7 +34,9 @@ class SamplePaths:
 
     def existing(self, prefer_cassette: bool) -> Path | None:
         """The recording to replay: the preferred form if present, else the other, else None."""
-        order = (self.cassette, self.response) if prefer_cassette else (self.response, self.cassette)
+        order = (
+            (self.cassette, self.response) if prefer_cassette else (self.response, self.cassette)
+        )
         return next((p for p in order if p.is_file()), None)
 
     def remove_other_form(self, kept: Path) -> None:
@@ -80,7 +82,9 @@ def read_meta(path: Path) -> CassetteMeta | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the recording's provenance: {exc}", source=str(path)) from None
+        raise InputError(
+            f"cannot read the recording's provenance: {exc}", source=str(path)
+        ) from None
     try:
         data = json.loads(text)
         fields: Any = data.get("provenance", data)

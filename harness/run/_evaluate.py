@@ -227,7 +227,11 @@ def _record_http(
 
 
 def _record_command(
-    suite: Suite, case: Case, model: ModelSpec, sample: int, paths: SamplePaths,
+    suite: Suite,
+    case: Case,
+    model: ModelSpec,
+    sample: int,
+    paths: SamplePaths,
     policy: RetryPolicy,
 ) -> _Obtained:
     provider = CommandProvider()

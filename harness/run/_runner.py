@@ -70,15 +70,25 @@ class RunResult:
         """The rows whose status is one of ``statuses``."""
         return [r for r in self.rows if r.status in statuses]
 
-    def rerecord_command(self, *, suite_arg: str | None = None, fixtures: Path | None = None) -> str:
+    def rerecord_command(
+        self, *, suite_arg: str | None = None, fixtures: Path | None = None
+    ) -> str:
         """The command that records exactly the missing and stale samples of this run.
 
         ``--record-mode new_episodes`` replays what is fresh and records the rest; only the
         models with missing or stale rows (and that can be recorded) are named.
         """
         models = dict.fromkeys(r.model for r in self.rows_with("missing", "stale"))
-        recordable = [m for m in models if (spec := self.suite.model(m)) and spec.provider != "dataset"]
-        argv = ["planeval", "run", suite_arg or str(self.suite.path), "--record-mode", "new_episodes"]
+        recordable = [
+            m for m in models if (spec := self.suite.model(m)) and spec.provider != "dataset"
+        ]
+        argv = [
+            "planeval",
+            "run",
+            suite_arg or str(self.suite.path),
+            "--record-mode",
+            "new_episodes",
+        ]
         for model in recordable:
             argv += ["--model", model]
         if self.manifest.samples != self.suite.samples:
@@ -282,7 +292,11 @@ def _in_pool(
             except Exception as exc:  # a bug must not lose the run: it becomes an error row
                 model, case, sample = item
                 row = ResultRow(
-                    suite=suite_name, case=case.id, model=model.id, sample=sample, status="error",
+                    suite=suite_name,
+                    case=case.id,
+                    model=model.id,
+                    sample=sample,
+                    status="error",
                     tags=list(case.tags),
                     detail=f"internal error: {exc.__class__.__name__}: {exc}",
                 )
@@ -325,7 +339,11 @@ def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:
 def _git_commit(root: Path) -> str | None:
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5,
+            ["git", "rev-parse", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):

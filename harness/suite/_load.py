@@ -13,6 +13,7 @@ import harness
 from harness._errors import InputError, SuiteError
 from harness.checks import Expectations
 from harness.recording import prompt_hash
+from harness.registry import Registry, load_registry
 from harness.suite._model import Case, ModelSpec, Suite
 
 __all__ = ["find_root", "load_suite", "suite_schema"]
@@ -68,8 +69,9 @@ def load_suite(path: Path | str) -> Suite:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else None
-        raise SuiteError(f"not valid YAML: {getattr(exc, 'problem', exc)}", source=source,
-                         location=where) from None
+        raise SuiteError(
+            f"not valid YAML: {getattr(exc, 'problem', exc)}", source=source, location=where
+        ) from None
     _validate(data, source)
     _no_duplicates(data, source)
     base = path.parent
@@ -117,16 +119,25 @@ def _validate(data: Any, source: str) -> None:
         return
     pointer = "/" + "/".join(str(p) for p in error.absolute_path)
     what = error.message
-    if error.validator == "pattern" and error.absolute_path and error.absolute_path[-1] in (
-        "id",
-        "suite",
+    if (
+        error.validator == "pattern"
+        and error.absolute_path
+        and error.absolute_path[-1]
+        in (
+            "id",
+            "suite",
+        )
     ):
         what = (
             f"{error.instance!r} is not a usable id: ids become file names, so only letters, "
             "digits, '.', '_' and '-' are allowed (not '.' or '..')"
         )
-    raise SuiteError(what, source=source, location=pointer,
-                     hint="see `planeval schema suite` for the keys a suite file takes")
+    raise SuiteError(
+        what,
+        source=source,
+        location=pointer,
+        hint="see `planeval schema suite` for the keys a suite file takes",
+    )
 
 
 def _no_duplicates(data: dict[str, Any], source: str) -> None:
@@ -150,12 +161,10 @@ def _no_duplicates(data: dict[str, Any], source: str) -> None:
             )
 
 
-def _registry(data: dict[str, Any], base: Path, source: str) -> tuple[Any, Path | None]:
+def _registry(data: dict[str, Any], base: Path, source: str) -> tuple[Registry | None, Path | None]:
     if "registry" not in data:
         return None, None
     registry_path = base / data["registry"]
-    from harness.registry import load_registry
-
     try:
         return load_registry(registry_path), registry_path
     except InputError as exc:

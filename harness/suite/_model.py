@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.checks import Expectations
+from harness.registry import Registry
 
 __all__ = ["PROVIDERS", "Case", "ModelSpec", "ProviderName", "Suite"]
 
@@ -102,12 +103,12 @@ class Suite:
     """What the suite is about."""
     prompt_path: Path | None = None
     """The prompt template file."""
-    registry: Any = None
-    """The capability registry (``harness.registry.Registry``), or None."""
+    registry: Registry | None = None
+    """The capability registry, or None."""
     registry_path: Path | None = None
     """The registry file, or None."""
     plan_format: str = "auto"
-    """How planner answers are read: ``auto``, ``canonical``, ``text``, ``worfbench``, ``taskbench``."""
+    """How answers are read: ``auto``, ``canonical``, ``text``, ``worfbench``, ``taskbench``."""
     expect: Expectations = field(default_factory=Expectations)
     """Default expectations for every case."""
     samples: int = 1
@@ -126,7 +127,7 @@ class Suite:
         """The registry's catalogue as the prompt shows it ('' without a registry)."""
         if self.registry is None:
             return ""
-        return str(self.registry.catalogue())
+        return self.registry.catalogue()
 
     def render_prompt(self, case: Case) -> str:
         """The prompt for ``case``: ``{goal}`` and ``{capabilities}`` filled in.

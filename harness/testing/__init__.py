@@ -1,5 +1,6 @@
-"""Test helpers shipped with planeval: a fake planner API server for offline tests."""
+"""Test helpers shipped with planeval: a fake planner API server and throw-away projects."""
 
+from harness.testing._project import DEFAULT_PROMPT, make_project, sound_plan, write_response
 from harness.testing._server import (
     FAULTS,
     FakePlannerServer,
@@ -8,4 +9,14 @@ from harness.testing._server import (
     default_planner,
 )
 
-__all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
+__all__ = [
+    "DEFAULT_PROMPT",
+    "FAULTS",
+    "FakePlannerServer",
+    "FaultKind",
+    "ReceivedRequest",
+    "default_planner",
+    "make_project",
+    "sound_plan",
+    "write_response",
+]

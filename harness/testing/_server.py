@@ -33,12 +33,24 @@ def default_planner(prompt: str) -> str:
     plan = {
         "goal": goal,
         "tasks": [
-            {"id": "gather", "description": f"Gather what is needed for: {goal}",
-             "depends_on": [], "needs": []},
-            {"id": "decide", "description": "Decide what to do", "depends_on": ["gather"],
-             "needs": [{"name": "facts", "task": "gather"}]},
-            {"id": "act", "description": "Do it", "depends_on": ["decide"],
-             "needs": [{"name": "decision", "task": "decide"}]},
+            {
+                "id": "gather",
+                "description": f"Gather what is needed for: {goal}",
+                "depends_on": [],
+                "needs": [],
+            },
+            {
+                "id": "decide",
+                "description": "Decide what to do",
+                "depends_on": ["gather"],
+                "needs": [{"name": "facts", "task": "gather"}],
+            },
+            {
+                "id": "act",
+                "description": "Do it",
+                "depends_on": ["decide"],
+                "needs": [{"name": "decision", "task": "decide"}],
+            },
         ],
     }
     return json.dumps(plan)
@@ -74,6 +86,8 @@ class _State:
     answers: list[tuple[str | None, str]] = field(default_factory=list)
     faults: list[_Fault] = field(default_factory=list)
     requests: list[ReceivedRequest] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -170,12 +184,19 @@ class FakePlannerServer:
             self._state.answers.clear()
             self._state.faults.clear()
             self._state.requests.clear()
+            self._state.max_in_flight = 0
 
     @property
     def requests(self) -> list[ReceivedRequest]:
         """Every request received so far, in order."""
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests the server was handling at the same moment."""
+        with self._state.lock:
+            return self._state.max_in_flight
 
     @property
     def latency(self) -> float:
@@ -195,6 +216,17 @@ class _Handler(BaseHTTPRequestHandler):
         """Stay quiet."""
 
     def do_POST(self) -> None:
+        state = self.state
+        with state.lock:
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            self._serve()
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _serve(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length).decode("utf-8", "replace")
         try:
@@ -202,8 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = raw
         path = self.path.split("?", 1)[0]
-        flavour = "anthropic" if path.endswith("/messages") else "openai"
-        if not path.endswith(("/chat/completions", "/messages")):
+        flavour = "anthropic" if path == "/v1/messages" else "openai"
+        if path not in ("/v1/chat/completions", "/v1/messages"):
             self._send(404, {"error": {"message": f"no route {path}"}})
             return
         prompt = _prompt_of(body)
@@ -221,7 +253,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if text is None:
                 text = state.planner(prompt)
-            reply = _openai_reply(body, text) if flavour == "openai" else _anthropic_reply(body, text)
+            reply = (
+                _openai_reply(body, text) if flavour == "openai" else _anthropic_reply(body, text)
+            )
             self._send(200, reply)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
             pass
