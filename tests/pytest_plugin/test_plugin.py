@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -215,3 +217,21 @@ class TestPytestFeatures:
         )
         result.assert_outcomes(passed=1, failed=2, errors=2)
         result.stdout.fnmatch_lines(["*re-record with: planeval run evals/demo.yaml*"])
+
+
+class TestRecordMode:
+    def test_record_mode_once_records_the_missing_sample(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """--planeval-record-mode once calls the planner for the missing case and records it;
+        the default mode then replays that recording."""
+        planner = project / "planner.py"
+        planner.write_text(f"import sys\nsys.stdin.read()\nprint({json.dumps(GOOD)!r})\n")
+        suite = project / "evals" / "demo.yaml"
+        command = shlex.join([sys.executable, str(planner)])
+        suite.write_text(suite.read_text().replace('command: "cat"', f"command: {command!r}"))
+        recorded = _run(pytester, "--planeval", "evals/", "-k", "nothing",
+                        "--planeval-record-mode", "once")  # fmt: skip
+        recorded.assert_outcomes(passed=1)
+        assert (project / "plan_fixtures/demo/handmade/nothing/sample-0.json").is_file()
+        _run(pytester, "--planeval", "evals/", "-k", "nothing").assert_outcomes(passed=1)
