@@ -25,28 +25,22 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import yaml
 
 from harness import __version__
 from harness._errors import InputError
 from harness.importers._common import ImportResult, check_name, dump_yaml, slug, utc_now
+from harness.importers._redaction import redact, secrets_of
 from harness.importers._staging import StagedFiles
 from harness.recording import Provenance, ResponseFile, prompt_hash
 
-__all__ = ["SECRET_HEADERS", "import_ruby_vcr"]
+__all__ = ["import_ruby_vcr"]
 
-SECRET_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
-     "openai-organization", "openai-project", "anthropic-organization-id"}
-)  # fmt: skip
-"""Headers whose values are credentials or identify an account."""
-_SECRET_QUERY = re.compile(r"key|token|secret|password|sig", re.IGNORECASE)
 _SAMPLING = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "max_tokens",
              "max_completion_tokens", "seed", "n", "stop")  # fmt: skip
 _GOAL = re.compile(r"Goal:[ \t]*(?P<goal>.+?)[ \t]*(?:\n[ \t]*\n|\Z)", re.DOTALL)
-REDACTED = "<REDACTED>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +93,7 @@ def import_ruby_vcr(
     source = str(path)
     name = check_name(suite or path.stem, what="suite name", source=source)
     interactions = _read_interactions(path)
-    secrets = _secrets(interactions)
+    secrets = secrets_of(interactions)
     answers = [a for i, x in enumerate(interactions) if (a := _answer(x, i, source)) is not None]
     if not answers:
         raise InputError(
@@ -113,7 +107,7 @@ def import_ruby_vcr(
             "the planner requests use different prompts, a suite has one template",
             source=source,
         )
-    template = _redact(templates.pop(), secrets)
+    template = redact(templates.pop(), secrets)
     goals = list(dict.fromkeys(a.goal for a in answers))
     if case is not None and len(goals) > 1:
         raise InputError(
@@ -154,14 +148,14 @@ def import_ruby_vcr(
             tokens=answer.tokens,
         )
         text = json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n"
-        staged.add(f"{folder}/sample-{sample}.json", _redact(text, secrets))
+        staged.add(f"{folder}/sample-{sample}.json", redact(text, secrets))
         recordings.append(root / folder / f"sample-{sample}.json")
     license_text = _license_note(path, name)
     if license_text:
         staged.add(f"plan_fixtures/{name}/LICENSE", license_text)
     staged.add(f"evals/prompts/{name}.md", template)
     doc = _suite_doc(name, path, description, list(models.values()), case_ids, samples)
-    staged.add(f"evals/{name}.yaml", _redact(doc, secrets))
+    staged.add(f"evals/{name}.yaml", redact(doc, secrets))
     files = staged.commit()
     return ImportResult(
         suite=name,
@@ -303,39 +297,6 @@ def _headers(part: dict[str, Any]) -> dict[str, str]:
         first = value[0] if isinstance(value, list) and value else value
         out[str(key).lower()] = str(first)
     return out
-
-
-def _secrets(interactions: list[dict[str, Any]]) -> set[str]:
-    """Every credential-looking value in the cassette (header values, key-like query params)."""
-    found: set[str] = set()
-    for interaction in interactions:
-        for part in (interaction.get("request") or {}, interaction.get("response") or {}):
-            for key, value in (part.get("headers") or {}).items():
-                if str(key).lower() not in SECRET_HEADERS:
-                    continue
-                for item in value if isinstance(value, list) else [value]:
-                    found.update(_pieces(str(item)))
-        uri = str((interaction.get("request") or {}).get("uri", ""))
-        for key, value in parse_qsl(urlsplit(uri).query):
-            if _SECRET_QUERY.search(key):
-                found.update(_pieces(value))
-    return {s for s in found if len(s) >= 8}
-
-
-def _pieces(value: str) -> list[str]:
-    """A header value and its parts (``Bearer sk-..``, ``a=b; path=/``)."""
-    parts = [value.strip()]
-    for chunk in re.split(r"[;,\s]+", value):
-        parts.append(chunk)
-        if "=" in chunk:
-            parts.append(chunk.split("=", 1)[1])
-    return parts
-
-
-def _redact(text: str, secrets: set[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
 
 
 def _base_url(uri: str) -> str | None:

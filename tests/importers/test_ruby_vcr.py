@@ -124,6 +124,7 @@ class TestGemCassette:
                 for secret in (b"user-dup9zcwkwpbrgftk7mms7ssr", b"__cf_bm", b"_cfuvid",
                                b"OPENAI_ACCESS_TOKEN", b"Bearer"):  # fmt: skip
                     assert secret not in text, (path, secret)
+                assert b"<REDACTED>" not in text, path  # and nothing innocent was redacted
 
 
 class TestSecrets:

@@ -97,3 +97,23 @@ class TestShipped:
             items = json.loads((shared_data / "worfbench" / f"{domain}.json").read_text())
             folder = PROJECT / "plan_fixtures" / f"worfbench-{domain}" / "worfbench-gold"
             assert {p.name for p in folder.iterdir()} == {i["id"] for i in items}
+
+
+class TestShippedReplay:
+    @pytest.mark.parametrize("name", sorted(SHIPPED_SUITES))
+    def test_every_recording_replays_offline(self, name: str) -> None:
+        """Each shipped case replays a fresh recording with a plan in it (none missing, stale
+        or unparseable), without a network or an API key."""
+        from harness.run import evaluate_one
+        from harness.suite import load_suite
+
+        suite = load_suite(PROJECT / "evals" / f"{name}.yaml")
+        statuses = {
+            f"{case.id}[{model.id}-s{k}]": evaluate_one(suite, case, model, k).status
+            for case in suite.cases
+            for model in suite.models
+            for k in range(suite.samples)
+        }
+        unusable = {item: s for item, s in statuses.items() if s not in ("pass", "fail")}
+        assert unusable == {}
+        assert len(statuses) == len(suite.cases) * len(suite.models) * suite.samples
