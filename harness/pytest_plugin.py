@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections import Counter, defaultdict
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from harness.run import ResultRow
     from harness.suite import Case, ModelSpec, Suite
 
-__all__ = ["PlanFailure", "RecordingProblem", "SuiteFile", "SuiteItem"]
+__all__ = ["PassRates", "PlanFailure", "RecordingProblem", "SuiteFile", "SuiteItem"]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 _SUITE_KEY = re.compile(r"^suite:[ \t]*\S", re.MULTILINE)
@@ -57,6 +58,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="recordings folder (default: plan_fixtures/ of the suite's project)",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("planeval", default=False):
+        config.pluginmanager.register(PassRates(), "planeval-pass-rates")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -133,6 +139,10 @@ class SuiteItem(pytest.Item):
 
         config = self.config
         fixtures = config.getoption("planeval_fixtures")
+        self.user_properties += [
+            ("planeval_suite", self.suite.name),
+            ("planeval_model", self.model.id),
+        ]
         try:
             row = evaluate_one(
                 self.suite,
@@ -143,6 +153,7 @@ class SuiteItem(pytest.Item):
                 fixtures=Path(fixtures) if fixtures else None,
             )
         except InputError as exc:  # live mode without an SDK, key or command
+            self.user_properties.append(("planeval_status", "error"))
             raise RecordingProblem(exc.one_line()) from None
         self.row = row
         self.user_properties.append(("planeval_status", row.status))
@@ -200,6 +211,31 @@ class SuiteItem(pytest.Item):
         if fixtures:
             argv += ["--fixtures", str(fixtures)]
         return f"re-record with: {shlex.join(argv)}"
+
+
+class PassRates:
+    """Tallies item statuses (from the reports, so it works under xdist) and prints the pass
+    rate per suite and model at the end of the session, as ``planeval run`` counts them."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        if report.when == "teardown" and "planeval_status" in props:
+            key = (str(props.get("planeval_suite")), str(props.get("planeval_model")))
+            self.counts[key][str(props["planeval_status"])] += 1
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.counts:
+            return
+        terminalreporter.section("planeval pass rates")
+        for (suite, model), counts in sorted(self.counts.items()):
+            counted = sum(counts[s] for s in ("pass", "fail", "unparseable"))
+            rate = f"{counts['pass'] / counted:.0%}" if counted else "-"
+            others = ", ".join(f"{s} {counts[s]}" for s in ("unparseable", *_PROBLEMS) if counts[s])
+            line = f"{suite} x {model}: {counts['pass']}/{counted} pass ({rate})"
+            terminalreporter.write_line(line + (f"; {others}" if others else ""))
 
 
 class PlanFailure(Exception):

@@ -178,6 +178,17 @@ class TestOutcomes:
         result.assert_outcomes(errors=1)
         result.stdout.fnmatch_lines(["*cannot be re-recorded; re-import it*"])
 
+    def test_pass_rates_are_summed_up(self, pytester: pytest.Pytester, project: Path) -> None:
+        """The session ends with the pass rate per suite and model, counted as planeval run
+        counts (unparseable is a failure; missing and stale are shown apart)."""
+        result = _run(pytester, "--planeval", "evals/")
+        result.stdout.fnmatch_lines(
+            [
+                "*planeval pass rates*",
+                "demo x handmade: 1/3 pass (33%); unparseable 1, missing 1, stale 1",
+            ]
+        )
+
 
 class TestPytestFeatures:
     def test_k_selects_by_tag_and_name(self, pytester: pytest.Pytester, project: Path) -> None:
@@ -217,6 +228,7 @@ class TestPytestFeatures:
         )
         result.assert_outcomes(passed=1, failed=2, errors=2)
         result.stdout.fnmatch_lines(["*re-record with: planeval run evals/demo.yaml*"])
+        result.stdout.fnmatch_lines(["demo x handmade: 1/3 pass (33%); *"])
 
 
 class TestRecordMode:
