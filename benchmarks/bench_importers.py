@@ -61,9 +61,10 @@ def bench_plugin() -> tuple[float, float]:
     out = Path(tempfile.mkdtemp())
 
     def run_cli() -> None:
+        batch = Path(tempfile.mkdtemp(dir=out))  # runs are never overwritten: a fresh folder
         for suite in suites:
-            subprocess.run([planeval, "run", str(suite), "--out", str(out / suite.stem)], cwd=ROOT,
-                           check=True, capture_output=True)  # fmt: skip
+            argv = [planeval, "run", str(suite), "--out", str(batch / suite.stem)]
+            subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
 
     def run_pytest() -> None:
         argv = [sys.executable, "-m", "pytest", "--planeval", "evals/", "-q"]
