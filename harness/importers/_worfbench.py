@@ -314,7 +314,7 @@ def _suite_doc(
         f"pseudo-model {GOLD_MODEL}. Source: {WORFBENCH_ATTRIBUTION}."
     )
     if len(chosen) < total:
-        description += " Capped to keep the replay of every shipped suite fast."
+        description += f" Capped with --limit {len(chosen)}."
     doc: dict[str, Any] = {
         "suite": name,
         "description": description,
