@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections import deque
 
+from harness._gc import gc_paused
 from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
 from harness.checks._schema import schema_errors
 from harness.plan import Plan
@@ -39,7 +40,8 @@ def check_plan(
     Returns:
         The report: violations in check order and each check's outcome.
     """
-    return _Checker(plan, registry, expect or Expectations()).run()
+    with gc_paused():
+        return _Checker(plan, registry, expect or Expectations()).run()
 
 
 class _Checker:
@@ -289,10 +291,13 @@ class _Checker:
             self.skipped.update(("known_capabilities", "required_capabilities"))
             return
         used: set[str] = set()
+        known: dict[str, bool] = {}  # plans repeat a few capabilities many times
         for i, task in enumerate(self.tasks):
             for j, ref in enumerate(task.capabilities):
-                used.add(parse_reference(ref)[0])
-                if registry.resolve(ref) is None:
+                if ref not in known:
+                    known[ref] = registry.resolve(ref) is not None
+                    used.add(parse_reference(ref)[0])
+                if not known[ref]:
                     self._add(
                         "known_capabilities",
                         task.id,

@@ -86,7 +86,7 @@ def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
         )
     found = _plan_in_object(value, source=source)
     if found is None:
-        keys = ", ".join(sorted(value)[:8]) or "none"
+        keys = ", ".join(repr(k) for k in sorted(value)[:8]) or "none"
         raise NoPlanFoundError(
             f"the JSON object is not a plan (its keys: {keys})",
             source=source,

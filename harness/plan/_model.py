@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import PlanLoadError
+from harness._gc import gc_paused
 
 __all__ = ["Need", "Plan", "Task"]
 
@@ -120,14 +121,15 @@ class Plan:
             isinstance(t, dict) and "id" not in t for t in raw_tasks
         )
         tasks = []
-        for index, raw in enumerate(raw_tasks):
-            if not isinstance(raw, dict):
-                raise PlanLoadError(
-                    f"a task must be a JSON object, got {_kind(raw)}",
-                    source=source,
-                    location=f"/tasks/{index}",
-                )
-            tasks.append(_task_from_dict(raw, index, source))
+        with gc_paused():
+            for index, raw in enumerate(raw_tasks):
+                if not isinstance(raw, dict):
+                    raise PlanLoadError(
+                        f"a task must be a JSON object, got {_kind(raw)}",
+                        source=source,
+                        location=f"/tasks/{index}",
+                    )
+                tasks.append(_task_from_dict(raw, index, source))
         plan_id = data.get("plan_id")
         goal = data.get("goal")
         return cls(
@@ -212,6 +214,8 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
 def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
+    if set(map(type, value)) <= {str}:  # the common case, at C speed
+        return tuple(value)
     return tuple(v for v in value if isinstance(v, str))
 
 
