@@ -18,6 +18,8 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import yaml
+
 from harness.recording._response_file import atomic_write_text
 
 __all__ = [
@@ -25,9 +27,10 @@ __all__ = [
     "FILTERED_RESPONSE_HEADERS",
     "RECORD_MODES",
     "CassetteMiss",
-    "cassette_request",
+    "Interaction",
     "cassette_transport",
     "open_cassette",
+    "read_cassette",
     "replay_response",
 ]
 
@@ -56,6 +59,7 @@ FILTERED_RESPONSE_HEADERS: tuple[str, ...] = (
 
 _KEYISH = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
 _MATCH_ON = ("method", "uri", "body")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class CassetteMiss(Exception):
@@ -172,39 +176,89 @@ def _tls_context(http_module: ModuleType) -> ssl.SSLContext:
         return context
 
 
-def cassette_request(url: str, body: dict[str, Any]) -> Any:
-    """The vcrpy request an HTTP provider sends (for matching without the SDK)."""
-    from vcr.request import Request
-
-    data = json.dumps(body).encode("utf-8")
-    return Request("POST", url, data, {"content-type": "application/json"})
+Interaction = tuple[dict[str, Any], dict[str, Any]]
+"""A recorded (request, response) pair as plain data: ``{method, uri, body, headers}``,
+``{status, headers, body: {string}}``."""
 
 
-def replay_response(cassette: Any, request: Any | None) -> dict[str, Any]:
-    """The recorded response body (JSON) for ``request``; for None, the last one recorded.
+def read_cassette(path: Path) -> list[Interaction]:
+    """The (request, response) pairs of a vcrpy cassette, as plain data.
+
+    Replay reads cassettes with libyaml directly: importing vcrpy (which imports every HTTP
+    library it can patch) would cost more than replaying a thousand cassettes. Cassettes with
+    Python-specific tags (old vcrpy versions) fall back to vcrpy's own loader.
 
     Raises:
-        CassetteMiss: nothing recorded matches; the detail names the failed matchers.
+        ValueError: the file is not a vcrpy cassette.
     """
-    if request is None:
-        if not cassette.data:
-            raise CassetteMiss("the cassette holds no interaction")
-        response = cassette.data[-1][1]
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.load(text, Loader=_LOADER)
+    except yaml.constructor.ConstructorError:
+        from vcr.serializers import yamlserializer
+
+        data = yamlserializer.deserialize(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"not YAML: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise ValueError("no 'interactions' list (not a vcrpy cassette)")
+    pairs: list[Interaction] = []
+    for item in data["interactions"]:
+        if not isinstance(item, dict) or "request" not in item or "response" not in item:
+            raise ValueError("an interaction without a request and a response")
+        pairs.append((item["request"], item["response"]))
+    return pairs
+
+
+def replay_response(
+    interactions: list[Interaction], expected: tuple[str, str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The recorded response body (JSON) for a request; without one, the last one recorded.
+
+    Requests match on method, URI and body, JSON bodies compared as data, as vcrpy's
+    ``method``, ``uri`` and ``body`` matchers (the ones live recording uses) compare them.
+
+    Args:
+        interactions: from ``read_cassette``.
+        expected: ``(method, uri, json_body)`` of the request the suite sends now, or None to
+            take the last recorded answer (imported recordings, dataset models).
+
+    Raises:
+        CassetteMiss: nothing recorded matches; the detail names what differs.
+    """
+    if not interactions:
+        raise CassetteMiss("the cassette holds no interaction")
+    if expected is None:
+        response = interactions[-1][1]
     else:
-        found = list(cassette._responses(request))
+        verdicts = [(_differences(stored, expected), r) for stored, r in interactions]
+        found = [r for differs, r in verdicts if not differs]
         if not found:
-            raise CassetteMiss(_miss_detail(cassette, request))
-        response = found[-1][1]
-    raw = response.get("body", {}).get("string", b"")
+            differs = min((d for d, _ in verdicts), key=len)
+            raise CassetteMiss(
+                "the recorded request differs from the one this suite sends now "
+                f"({', '.join(differs)} differ)"
+            )
+        response = found[-1]
+    body = response.get("body") or {}
+    raw = body.get("string", b"") if isinstance(body, dict) else body
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
     data: dict[str, Any] = json.loads(text)
     return data
 
 
-def _miss_detail(cassette: Any, request: Any) -> str:
-    best = cassette.find_requests_with_most_matches(request)
-    if not best:
-        return "the cassette holds no request like the one this suite sends now"
-    _, _, failures = best[0]
-    names = ", ".join(name for name, _ in failures) or "unknown"
-    return f"the recorded request differs from the one this suite sends now ({names} differ)"
+def _differences(stored: dict[str, Any], expected: tuple[str, str, dict[str, Any]]) -> list[str]:
+    method, uri, body = expected
+    differs = []
+    if str(stored.get("method", "")).upper() != method:
+        differs.append("method")
+    if stored.get("uri") != uri:
+        differs.append("uri")
+    raw = stored.get("body")
+    try:
+        same = (json.loads(raw) == body) if raw else not body
+    except (ValueError, TypeError):
+        same = False
+    if not same:
+        differs.append("body")
+    return differs

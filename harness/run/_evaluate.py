@@ -26,9 +26,9 @@ from harness.recording import (
     Provenance,
     ResponseFile,
     SamplePaths,
-    cassette_request,
     cassette_transport,
     open_cassette,
+    read_cassette,
     read_meta,
     replay_response,
     sample_paths,
@@ -157,13 +157,12 @@ def _replay_cassette(suite: Suite, case: Case, model: ModelSpec, paths: SamplePa
     if meta is not None and meta.provenance.prompt_hash != suite.prompt_hash:
         return _stale(suite, meta.provenance.prompt_hash, paths.cassette)
     provider = http_provider(model.provider)
-    request = None
+    expected = None
     if provider is not None and (meta is None or meta.provenance.source == "live"):
         body = provider.request_body(model, suite.render_prompt(case))
-        request = cassette_request(provider.url(model), body)
+        expected = ("POST", provider.url(model), body)
     try:
-        cassette = open_cassette(paths.cassette, record_mode="none")
-        data = replay_response(cassette, request)
+        data = replay_response(read_cassette(paths.cassette), expected=expected)
     except CassetteMiss as miss:
         return _Obtained(None, "stale", miss.detail, paths.cassette)
     except (ValueError, KeyError, TypeError) as exc:
@@ -291,6 +290,9 @@ def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtain
 
 
 def _relative(suite: Suite, path: Path) -> str:
+    text, root = str(path), str(suite.root) + os.sep
+    if text.startswith(root):
+        return text[len(root) :].replace(os.sep, "/")
     try:
         return Path(os.path.relpath(path, suite.root)).as_posix()
     except ValueError:
