@@ -3,7 +3,8 @@
 Ruby VCR (the agentic gem's ``spec/vcr_cassettes/``) stores ``http_interactions:``, each a
 ``request`` (method, uri, body, headers) and a ``response`` (status, headers, body). The
 importer picks the interactions whose answer is a plan (an OpenAI chat completion whose message
-content is a JSON object with ``tasks``), and writes for each:
+content holds an object with ``tasks``, bare or in prose or fences: ``harness.plan.load_plan``
+decides), and writes for each:
 
 * a response file (source ``import:ruby-vcr``) holding the message content, with the model and
   sampling parameters of the recorded request body, the token usage, and ``recorded_at`` from
@@ -98,7 +99,7 @@ def import_ruby_vcr(
     if not answers:
         raise InputError(
             "no interaction in the cassette answered with a plan "
-            "(a chat completion whose content is a JSON object with 'tasks')",
+            "(a chat completion whose message content holds an object with 'tasks')",
             source=source,
         )
     templates = {a.template for a in answers}
@@ -210,7 +211,7 @@ def _answer(interaction: dict[str, Any], index: int, source: str) -> _Answer | N
             location=f"{where}.response.body",
         ) from None
     content = _content(body)
-    if content is None or not _is_plan(content):
+    if content is None or not _is_plan(content):  # e.g. the gem's report-format call
         return None
     try:
         sent = json.loads(_body(request) or "")
@@ -264,11 +265,18 @@ def _content(body: Any) -> str | None:
 
 
 def _is_plan(content: str) -> bool:
+    """True when the answer holds a plan (JSON, JSON in prose or fences, a WorfBench workflow),
+    even a malformed one: those are exactly what the checks should report."""
+    from harness._errors import NoPlanFoundError, PlanLoadError
+    from harness.plan import load_plan
+
     try:
-        value = json.loads(content)
-    except json.JSONDecodeError:
+        load_plan(content)
+    except NoPlanFoundError:
         return False
-    return isinstance(value, dict) and isinstance(value.get("tasks"), list)
+    except PlanLoadError:
+        return True
+    return True
 
 
 def _template(messages: list[Any], source: str, where: str) -> tuple[str, str]:

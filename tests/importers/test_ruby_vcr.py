@@ -153,6 +153,12 @@ class TestShapes:
         assert [p.name for p in result.recordings] == ["sample-0.json", "sample-1.json"]
         assert all(p.parent.name == "ship" for p in result.recordings)
 
+    def test_plans_in_prose_are_answers_too(self, tmp_path: Path) -> None:
+        """An answer with the plan in a ```json fence counts as a planner answer, verbatim."""
+        fenced = "Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```"
+        result = import_ruby_vcr(_cassette(tmp_path, [_interaction(fenced)]), root=tmp_path)
+        assert ResponseFile.read(result.recordings[0]).response == fenced
+
     def test_default_names_come_from_file_and_goal(self, tmp_path: Path) -> None:
         """Without --suite/--case the suite is the file stem and the case the goal's slug."""
         result = import_ruby_vcr(_cassette(tmp_path, [_interaction()]), root=tmp_path)
