@@ -35,6 +35,8 @@ def worfbench_command(
         result = import_worfbench(file, root=root, suite=suite, limit=limit)
     except InputError as exc:
         fail_input(exc)
+    except OSError as exc:  # nothing was written: the import undid its moves
+        fail_input(_unwritable(root, exc))
     skipped = f" ({result.skipped} left out by --limit)" if result.skipped else ""
     typer.echo(
         f"imported {len(result.cases)} cases{skipped} into {result.suite_path} "
@@ -61,7 +63,16 @@ def ruby_vcr_command(
         )
     except InputError as exc:
         fail_input(exc)
+    except OSError as exc:
+        fail_input(_unwritable(root, exc))
     typer.echo(
         f"imported {len(result.recordings)} recording(s) of {result.model} for case(s) "
         f"{', '.join(result.cases)} into {result.suite_path}"
+    )
+
+
+def _unwritable(root: Path, exc: OSError) -> str:
+    return (
+        f"{root}: cannot write the import ({exc.strerror or exc}); nothing was written. "
+        "Check that --root is a writable folder with free space"
     )

@@ -249,6 +249,21 @@ class TestAllOrNothing:
         assert files_under(root) == {Path("keep.txt")}
         assert [p.name for p in root.iterdir()] == ["keep.txt"]
 
+    def test_cli_says_so_in_one_line(
+        self, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A write failure is one line and exit 2 on the command line, not a traceback."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+
+        def refuse(src: Any, dst: Any) -> None:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(os, "replace", refuse)
+        result = cli("import", "worfbench", str(path), "--root", str(tmp_path / "p"))
+        assert result.exit_code == 2
+        assert "cannot write the import (Permission denied); nothing was written" in result.stderr
+        assert not (tmp_path / "p").exists()
+
     def test_failed_reimport_keeps_the_previous_import(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
