@@ -225,6 +225,8 @@ def worfbench_text_to_dict(text: str, *, source: str, goal: str | None = None) -
     """A WorfBench workflow (``Node:`` lines, ``Edge: (START,1) (1,2) ...``) as a canonical plan.
 
     START and END are markers, not tasks; an edge ``(i, j)`` means task j depends on task i.
+    The tasks with an edge to END, and edges into nodes that were never declared, are kept
+    under ``workflow`` (checked by ``reaches_end`` and ``deps_resolve``).
     """
     node_part, _, edge_part = _split_edges(text)
     tasks: dict[str, dict[str, Any]] = {}
@@ -242,18 +244,23 @@ def worfbench_text_to_dict(text: str, *, source: str, goal: str | None = None) -
             source=source,
             hint="expected lines like '1: Do something' after 'Node:'",
         )
-    dangling: list[list[str]] = []
+    undeclared: list[list[str]] = []
+    end: list[str] = []
     for src, dst in _EDGE.findall(edge_part):
-        if dst.upper() in ("START", "END") or src.upper() in ("START", "END"):
+        if src.upper() in ("START", "END"):
+            continue
+        if dst.upper() == "END":
+            if src not in end:
+                end.append(src)
             continue
         target = tasks.get(dst)
         if target is None:  # an edge into a node that was never declared
-            dangling.append([src, dst])
+            undeclared.append([src, dst])
         elif src not in target["depends_on"]:
             target["depends_on"].append(src)
     plan: dict[str, Any] = {"tasks": list(tasks.values())}
-    if dangling:
-        plan["dangling_edges"] = dangling
+    if end or undeclared:
+        plan["workflow"] = {"end": end, "undeclared_edges": undeclared}
     if goal:
         plan = {"goal": goal, **plan}
     return plan

@@ -9,8 +9,12 @@ import pytest
 
 from tests.cli_helpers import run_cli
 
-GOOD = {"tasks": [{"id": "a", "capabilities": ["search"]},
-                  {"id": "b", "depends_on": ["a"], "needs": {"x": "a"}}]}
+GOOD = {
+    "tasks": [
+        {"id": "a", "capabilities": ["search"]},
+        {"id": "b", "depends_on": ["a"], "needs": {"x": "a"}},
+    ]
+}
 BAD = {"tasks": [{"id": "a", "depends_on": ["b"]}, {"id": "b", "depends_on": ["a"]}]}
 
 
@@ -26,13 +30,17 @@ def plans(tmp_path: Path) -> dict[str, Path]:
 
 
 class TestExitCodes:
-    def test_all_pass_is_0(self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]) -> None:
+    def test_all_pass_is_0(
+        self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]
+    ) -> None:
         """Every plan passes: exit 0 and a summary line."""
         result = run_cli(capsys, "check", str(plans["good"]))
         assert result.code == 0, result.err
         assert "1 plans: 1 passed, 0 failed, 0 unusable" in result.out
 
-    def test_a_failed_check_is_1(self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]) -> None:
+    def test_a_failed_check_is_1(
+        self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]
+    ) -> None:
         """An error-severity violation: exit 1, one line per violation under its file."""
         result = run_cli(capsys, "check", str(plans["good"]), str(plans["bad"]))
         assert result.code == 1
@@ -43,7 +51,9 @@ class TestExitCodes:
         self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]
     ) -> None:
         """An unusable file exits 2, yet the other plans are still checked and reported."""
-        result = run_cli(capsys, "check", str(plans["broken"]), str(plans["bad"]), str(plans["good"]))
+        result = run_cli(
+            capsys, "check", str(plans["broken"]), str(plans["bad"]), str(plans["good"])
+        )
         assert result.code == 2
         assert f"{plans['broken']}: unusable: line 1 column 12: invalid JSON" in result.out
         assert f"{plans['bad']}: FAIL" in result.out
@@ -53,23 +63,38 @@ class TestExitCodes:
     def test_warnings_alone_pass(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """Warnings (an isolated task) do not fail the command."""
         path = tmp_path / "warn.json"
-        path.write_text(json.dumps({"tasks": [{"id": "a"}, {"id": "b", "depends_on": ["a"]}, {"id": "c"}]}))
+        path.write_text(
+            json.dumps({"tasks": [{"id": "a"}, {"id": "b", "depends_on": ["a"]}, {"id": "c"}]})
+        )
         result = run_cli(capsys, "check", str(path))
         assert result.code == 0
         assert "warning isolated_task" in result.out
 
 
 class TestJsonOutput:
-    def test_json_contract(self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]) -> None:
+    def test_json_contract(
+        self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path]
+    ) -> None:
         """--format json prints {"plans": [{path, ok, task_count, violations}]} and nothing else."""
-        result = run_cli(capsys, "check", "--format", "json", str(plans["good"]), str(plans["bad"]),
-                         str(plans["broken"]))
+        result = run_cli(
+            capsys,
+            "check",
+            "--format",
+            "json",
+            str(plans["good"]),
+            str(plans["bad"]),
+            str(plans["broken"]),
+        )
         doc = json.loads(result.out)
         good, bad, broken = doc["plans"]
         assert good == {"path": str(plans["good"]), "ok": True, "task_count": 2, "violations": []}
         assert bad["ok"] is False and bad["task_count"] == 2
         assert {"check", "severity", "task", "path", "message"} == set(bad["violations"][0])
-        assert broken["ok"] is False and broken["task_count"] is None and "invalid JSON" in broken["error"]
+        assert (
+            broken["ok"] is False
+            and broken["task_count"] is None
+            and "invalid JSON" in broken["error"]
+        )
         assert result.code == 2
 
 
@@ -79,7 +104,9 @@ class TestOptions:
         assert run_cli(capsys, "check", "--min-tasks", "3", str(plans["good"])).code == 1
         assert run_cli(capsys, "check", "--max-tasks", "2", str(plans["good"])).code == 0
 
-    def test_registry(self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path], tmp_path: Path) -> None:
+    def test_registry(
+        self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path], tmp_path: Path
+    ) -> None:
         """--registry enables known_capabilities with a suggestion."""
         registry = tmp_path / "reg.yaml"
         registry.write_text("capabilities:\n  - name: serach\n")
@@ -103,16 +130,22 @@ class TestOptions:
             (["--registry", "/nonexistent.yaml"], "no such registry file"),  # missing registry
         ],
     )
-    def test_bad_command_line(self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path],
-                              args: list[str], message: str) -> None:
+    def test_bad_command_line(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        plans: dict[str, Path],
+        args: list[str],
+        message: str,
+    ) -> None:
         """A wrong command line is one line on stderr and exit 2."""
         result = run_cli(capsys, "check", *args, str(plans["good"]))
         assert result.code == 2
         assert message in result.err
         assert result.err.count("\n") == 1
 
-    def test_malformed_registry(self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path],
-                                tmp_path: Path) -> None:
+    def test_malformed_registry(
+        self, capsys: pytest.CaptureFixture[str], plans: dict[str, Path], tmp_path: Path
+    ) -> None:
         """A registry file that is itself malformed: one line naming it and where, exit 2."""
         registry = tmp_path / "reg.yaml"
         registry.write_text("capabilities:\n  - name: [unclosed\n")
@@ -129,8 +162,9 @@ class TestOptions:
 
 
 class TestRealData:
-    def test_worfbench_file_reports_each_workflow(self, capsys: pytest.CaptureFixture[str],
-                                                 shared_data: Path) -> None:
+    def test_worfbench_file_reports_each_workflow(
+        self, capsys: pytest.CaptureFixture[str], shared_data: Path
+    ) -> None:
         """A WorfBench data file is checked workflow by workflow, each as FILE#<id>."""
         path = shared_data / "worfbench" / "toolalpaca.json"
         result = run_cli(capsys, "check", "--format", "json", str(path))
@@ -140,7 +174,9 @@ class TestRealData:
 
     def test_gem_cassette(self, capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
         """The gem's recorded gpt-4o answer checks as a flat 7-task plan with one warning."""
-        result = run_cli(capsys, "check", str(shared_data / "agentic" / "plan_ruby_coding_agent.yml"))
+        result = run_cli(
+            capsys, "check", str(shared_data / "agentic" / "plan_ruby_coding_agent.yml")
+        )
         assert result.code == 0
         assert "ok (7 tasks, 0 errors, 1 warnings)" in result.out
 

@@ -15,12 +15,22 @@ CANONICAL = {
     "plan_id": "orders-2026-11",
     "goal": "Refund a damaged order",
     "tasks": [
-        {"id": "fetch_email", "description": "Fetch the customer's email",
-         "agent": {"name": "Inbox reader", "description": "...", "instructions": "..."},
-         "capabilities": ["email_read"], "depends_on": [], "needs": []},
-        {"id": "extract_order", "description": "Extract order",
-         "capabilities": ["structured_extraction@1.0"], "depends_on": ["fetch_email"],
-         "needs": [{"name": "email", "task": "fetch_email"}], "on_failure": "skip_dependents"},
+        {
+            "id": "fetch_email",
+            "description": "Fetch the customer's email",
+            "agent": {"name": "Inbox reader", "description": "...", "instructions": "..."},
+            "capabilities": ["email_read"],
+            "depends_on": [],
+            "needs": [],
+        },
+        {
+            "id": "extract_order",
+            "description": "Extract order",
+            "capabilities": ["structured_extraction@1.0"],
+            "depends_on": ["fetch_email"],
+            "needs": [{"name": "email", "task": "fetch_email"}],
+            "on_failure": "skip_dependents",
+        },
     ],
 }
 
@@ -113,8 +123,13 @@ class TestRealData:
 
     @pytest.mark.parametrize(
         ("domain", "count"),
-        [("toolbench", 114), ("toolalpaca", 93), ("seal_tools", 223), ("wikihow", 262),
-         ("intercodesql", 500)],
+        [
+            ("toolbench", 114),
+            ("toolalpaca", 93),
+            ("seal_tools", 223),
+            ("wikihow", 262),
+            ("intercodesql", 500),
+        ],
     )
     def test_worfbench_data_files(self, shared_data: Path, domain: str, count: int) -> None:
         """Every workflow of a WorfBench data file loads, labelled FILE#<id>."""
@@ -168,7 +183,9 @@ class TestBadInput:
             (b'{"tasks": [', "invalid JSON", "line 1 column 12"),
         ],
     )
-    def test_unusable(self, tmp_path: Path, content: bytes, message: str, location: str | None) -> None:
+    def test_unusable(
+        self, tmp_path: Path, content: bytes, message: str, location: str | None
+    ) -> None:
         path = tmp_path / "plan.json"
         path.write_bytes(content)
         with pytest.raises(PlanLoadError) as info:

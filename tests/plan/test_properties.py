@@ -22,9 +22,14 @@ REGISTRY = Registry.from_data(["a", {"name": "b", "version": "1.2"}])
 IDS = st.sampled_from(["a", "b", "c", "", "task_1"])
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -36,7 +41,8 @@ task = st.fixed_dictionaries(
         "description": st.text(max_size=5) | json_values,
         "depends_on": st.lists(IDS, max_size=3) | json_values,
         "needs": st.lists(st.fixed_dictionaries({"name": IDS, "task": IDS}), max_size=2)
-        | st.dictionaries(IDS, IDS, max_size=2) | json_values,
+        | st.dictionaries(IDS, IDS, max_size=2)
+        | json_values,
         "capabilities": st.lists(st.sampled_from(["a", "b@1.1", "b@1.3", "c", ""]), max_size=2)
         | json_values,
         "on_failure": st.sampled_from(["stop", "continue", "skip_dependents", "x"]) | json_values,
