@@ -23,7 +23,9 @@ _ROOT = typer.Option(
 @app.command("worfbench")
 def worfbench_command(
     file: Annotated[Path, typer.Argument(help="A WorfBench data file (JSON list of items).")],
-    suite: str | None = typer.Option(None, "--suite", help="Suite name [worfbench-<stem>]."),
+    suite: str | None = typer.Option(
+        None, "--suite", help="Suite name (default: worfbench-<file stem>)."
+    ),
     limit: int | None = typer.Option(None, "--limit", help="Import only the first N items."),
     root: Path = _ROOT,
 ) -> None:
@@ -48,8 +50,10 @@ def worfbench_command(
 @app.command("ruby-vcr")
 def ruby_vcr_command(
     cassette: Annotated[Path, typer.Argument(help="A Ruby VCR cassette (http_interactions:).")],
-    suite: str | None = typer.Option(None, "--suite", help="Suite name [cassette stem]."),
-    case: str | None = typer.Option(None, "--case", help="Case id [the goal as a slug]."),
+    suite: str | None = typer.Option(
+        None, "--suite", help="Suite name (default: the cassette file stem)."
+    ),
+    case: str | None = typer.Option(None, "--case", help="Case id (default: the goal as a slug)."),
     description: str | None = typer.Option(None, "--description", help="Suite description."),
     root: Path = _ROOT,
 ) -> None:
