@@ -3,8 +3,8 @@
 1. Import: `import_worfbench` over the five WorfBench files plus `import_ruby_vcr` over the
    gem's cassette, versus the floor of reading the same JSON and writing the same number of
    response files in a bare loop (no parsing of turns, no registry, no staging).
-2. pytest plugin: `pytest --planeval evals/` (all shipped suites) versus `planeval run` on each
-   shipped suite (the same replays through the runner), both as subprocesses.
+2. pytest plugin: `pytest --planeval evals/` (all shipped suites) versus `planeval run
+   evals/*.yaml` (the same replays through the runner), both as subprocesses.
 
 Run alone, on a quiet machine, from the project root with ../shared/data beside it:
     python benchmarks/bench_importers.py
@@ -62,9 +62,8 @@ def bench_plugin() -> tuple[float, float]:
 
     def run_cli() -> None:
         batch = Path(tempfile.mkdtemp(dir=out))  # runs are never overwritten: a fresh folder
-        for suite in suites:
-            argv = [planeval, "run", str(suite), "--out", str(batch / suite.stem)]
-            subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
+        argv = [planeval, "run", *map(str, suites), "--out", str(batch)]
+        subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
 
     def run_pytest() -> None:
         argv = [sys.executable, "-m", "pytest", "--planeval", "evals/", "-q"]
@@ -82,7 +81,7 @@ def main() -> None:
     print(f"import all shipped data: {imported:.2f} s; floor (read + write files): {floor:.2f} s;"
           f" ratio {imported / floor:.1f}x")  # fmt: skip
     plugin, cli = bench_plugin()
-    print(f"pytest --planeval evals/: {plugin:.2f} s; planeval run x6 suites: {cli:.2f} s;"
+    print(f"pytest --planeval evals/: {plugin:.2f} s; planeval run evals/*.yaml: {cli:.2f} s;"
           f" ratio {plugin / cli:.2f}x")  # fmt: skip
 
 
