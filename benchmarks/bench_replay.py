@@ -39,15 +39,10 @@ def build(root: Path) -> Path:
     path = make_project(
         root,
         suite="bench",
-        models=[
-            {
-                "id": "gpt",
-                "provider": "openai",
-                "model": "gpt-bench",
-                "params": {"temperature": 0.2},
-            }
-        ],
-        cases=[{"id": f"case-{i:04d}", "goal": f"Handle request number {i}"} for i in range(CASES)],
+        models=[{"id": "gpt", "provider": "openai", "model": "gpt-bench",
+                 "params": {"temperature": 0.2}}],
+        cases=[{"id": f"case-{i:04d}", "goal": f"Handle request number {i}"}
+               for i in range(CASES)],
     )
     suite = load_suite(path)
     model = suite.models[0]
@@ -56,57 +51,32 @@ def build(root: Path) -> Path:
 
     for i, case in enumerate(suite.cases):
         tasks = [
-            {
-                "id": f"t{j}",
-                "description": f"Step {j} of request {i}",
-                "depends_on": [f"t{j - 1}"] if j else [],
-                "needs": [{"name": "prior", "task": f"t{j - 1}"}] if j else [],
-            }
+            {"id": f"t{j}", "description": f"Step {j} of request {i}",
+             "depends_on": [f"t{j - 1}"] if j else [],
+             "needs": [{"name": "prior", "task": f"t{j - 1}"}] if j else []}
             for j in range(3 + i % 5)
         ]
         answer = json.dumps({"goal": case.goal, "tasks": tasks})
-        body = {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion",
-            "model": "gpt-bench",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": answer},
-                }
-            ],
-            "usage": {"prompt_tokens": 300, "completion_tokens": 120},
-        }
+        body = {"id": "chatcmpl-bench", "object": "chat.completion", "model": "gpt-bench",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": answer}}],
+                "usage": {"prompt_tokens": 300, "completion_tokens": 120}}
         paths = sample_paths(root / "plan_fixtures", "bench", "gpt", case.id, 0)
         cassette = open_cassette(paths.cassette, record_mode="all")
         request_body = json.dumps(provider.request_body(model, suite.render_prompt(case)))
         cassette.append(
-            Request(
-                "POST",
-                provider.url(model),
-                request_body.encode(),
-                {"content-type": "application/json", "authorization": "Bearer sk-x"},
-            ),
-            {
-                "status": {"code": 200, "message": "OK"},
-                "headers": {"content-type": ["application/json"]},
-                "body": {"string": json.dumps(body).encode()},
-            },
+            Request("POST", provider.url(model), request_body.encode(),
+                    {"content-type": "application/json", "authorization": "Bearer sk-x"}),
+            {"status": {"code": 200, "message": "OK"},
+             "headers": {"content-type": ["application/json"]},
+             "body": {"string": json.dumps(body).encode()}},
         )
         cassette._save()
-        write_meta(
-            paths.meta,
-            Provenance(
-                source="handwritten",
-                model="gpt-bench",
-                prompt_hash=suite.prompt_hash,
-                recorded_at="2026-01-01T00:00:00+00:00",
-                harness_version=__version__,
-                params={"temperature": 0.2},
-            ),
-            latency_ms=800.0,
-        )
+        write_meta(paths.meta, Provenance(source="handwritten", model="gpt-bench",
+                                          prompt_hash=suite.prompt_hash,
+                                          recorded_at="2026-01-01T00:00:00+00:00",
+                                          harness_version=__version__,
+                                          params={"temperature": 0.2}), latency_ms=800.0)
     return path
 
 
@@ -140,18 +110,9 @@ def main() -> None:
         for k in range(3):
             started = time.perf_counter()
             done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "harness",
-                    "run",
-                    str(path),
-                    "--out",
-                    str(root / "runs" / f"cli-{k}"),
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
+                [sys.executable, "-m", "harness", "run", str(path), "--out",
+                 str(root / "runs" / f"cli-{k}")],
+                capture_output=True, text=True, check=False,
             )
             end_to_end.append(time.perf_counter() - started)
             assert done.returncode == 0, done.stderr
@@ -159,10 +120,8 @@ def main() -> None:
     best_in, best_cli = min(in_process), min(end_to_end)
     print(f"floor (load + parse, bare loop): {bare:.3f}s  ({bare / CASES * 1e3:.2f} ms/case)")
     print(f"run_suite in process:            {best_in:.3f}s  ratio {best_in / bare:.2f}x")
-    print(
-        f"planeval run end to end:         {best_cli:.3f}s  ratio {best_cli / bare:.2f}x"
-        "  (target <= 3x)"
-    )
+    print(f"planeval run end to end:         {best_cli:.3f}s  ratio {best_cli / bare:.2f}x"
+          "  (target <= 3x)")
 
 
 if __name__ == "__main__":
