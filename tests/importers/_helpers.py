@@ -8,8 +8,6 @@ from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[2]
 """The repository root (the folder with pyproject.toml, evals/ and plan_fixtures/)."""
-SHARED_DATA = PROJECT.parent / "shared" / "data"
-"""Public data beside the project (``../shared/data``), as in CI."""
 
 SYSTEM = "You are a helpful task planner.\nKeep your output in format:\nNode:\n...\n"
 

@@ -49,16 +49,9 @@ def _normalised(path: Path) -> Any:
 
 
 @pytest.fixture(scope="module")
-def reimported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from ._helpers import SHARED_DATA
-
-    if not (SHARED_DATA / "worfbench").is_dir():
-        pytest.fail(
-            f"public data not found at {SHARED_DATA}: the shipped suites are imported from it; "
-            "check out the shared/ folder beside the project (CI does)"
-        )
+def reimported(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
     root = tmp_path_factory.mktemp("reimport")
-    _reimport(SHARED_DATA, root)
+    _reimport(shared_data, root)
     return root
 
 
