@@ -37,6 +37,14 @@ def _suite(root: Path, name: str) -> dict[str, Any]:
     return loaded
 
 
+def test_exports_are_sorted_and_complete() -> None:
+    """The package exports exactly its sorted __all__."""
+    import harness.importers as package
+
+    public = sorted(n for n in vars(package) if not n.startswith("_"))
+    assert package.__all__ == sorted(package.__all__) == public
+
+
 class TestImport:
     def test_cases_take_the_task_text_as_goal(self, tmp_path: Path) -> None:
         """Each item is a case whose goal is the user turn's task text, not the tool list."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -247,3 +248,10 @@ class TestRecordMode:
         recorded.assert_outcomes(passed=1)
         assert (project / "plan_fixtures/demo/handmade/nothing/sample-0.json").is_file()
         _run(pytester, "--planeval", "evals/", "-k", "nothing").assert_outcomes(passed=1)
+
+    def test_fixtures_folder_option(self, pytester: pytest.Pytester, project: Path) -> None:
+        """--planeval-fixtures replays from another folder, and the hint passes it on."""
+        shutil.move(project / "plan_fixtures", project / "elsewhere")
+        result = _run(pytester, "--planeval", "evals/", "--planeval-fixtures", "elsewhere")
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        result.stdout.fnmatch_lines(["*--model handmade --fixtures elsewhere"])
