@@ -18,7 +18,7 @@ import yaml
 from harness._errors import NoPlanFoundError, PlanLoadError
 from harness.plan._json import parse_json
 
-__all__ = ["FORMATS", "Document", "documents_from_text"]
+__all__ = ["FORMATS", "Document", "documents_from_json", "documents_from_text"]
 
 FORMATS: tuple[str, ...] = ("auto", "canonical", "text", "worfbench", "taskbench")
 
@@ -44,12 +44,7 @@ def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     Raises:
         PlanLoadError: the input is unusable as that format (NoPlanFoundError: no plan at all).
     """
-    if fmt not in FORMATS:
-        raise PlanLoadError(
-            f"unknown plan format {fmt!r}",
-            source=source,
-            hint=f"choose one of: {', '.join(FORMATS)}",
-        )
+    _check_format(fmt, source)
     stripped = text.lstrip()
     looks_json = stripped[:1] in ("{", "[")
     if fmt == "worfbench" and not looks_json:
@@ -65,6 +60,21 @@ def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     if fmt == "auto" and _looks_like_cassette(stripped):
         return [(None, _from_cassette(text, source=source))]
     return [(None, _from_prose(text, source=source, first_error=False))]
+
+
+def documents_from_json(value: Any, *, fmt: str, source: str) -> list[Document]:
+    """Find the plan document(s) in an already parsed JSON value (a dict from a notebook)."""
+    _check_format(fmt, source)
+    return _from_json_value(value, fmt=fmt, source=source)
+
+
+def _check_format(fmt: str, source: str) -> None:
+    if fmt not in FORMATS:
+        raise PlanLoadError(
+            f"unknown plan format {fmt!r}",
+            source=source,
+            hint=f"choose one of: {', '.join(FORMATS)}",
+        )
 
 
 def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:

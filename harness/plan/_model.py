@@ -198,16 +198,23 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
             )
     else:
         task_id = f"task_{index + 1}"
-    description = raw.get("description")
+    get = raw.get
+    description = get("description")
+    on_failure = get("on_failure")
+    agent = get("agent")
+    needs = get("needs")
     return Task(
-        id=task_id,
-        description=description if isinstance(description, str) else "",
-        capabilities=_strings(raw.get("capabilities")),
-        depends_on=_strings(raw.get("depends_on")),
-        needs=_needs(raw.get("needs")),
-        on_failure=raw["on_failure"] if isinstance(raw.get("on_failure"), str) else None,
-        agent=raw["agent"] if isinstance(raw.get("agent"), dict) else None,
-        extra={k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
+        task_id,
+        description if isinstance(description, str) else "",
+        _strings(get("capabilities")),
+        _strings(get("depends_on")),
+        _needs(needs) if needs else (),
+        on_failure if isinstance(on_failure, str) else None,
+        agent if isinstance(agent, dict) else None,
+        # keys() <= set is a C-level test; most tasks have no unknown keys
+        {}
+        if raw.keys() <= _KNOWN_TASK_KEYS
+        else {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
     )
 
 

@@ -244,3 +244,19 @@ class TestBadInput:
         line = info.value.one_line()
         assert "\n" not in line
         assert line.startswith(f"{path}: /tasks/0: duplicate key 'id'")
+
+
+class TestNotebookInputs:
+    def test_dict_envelope(self) -> None:
+        """A parsed chat-completion body (a dict) loads like its JSON text."""
+        body = {"choices": [{"message": {"content": json.dumps(CANONICAL)}}]}
+        assert load_plan(body).plan_id == "orders-2026-11"
+
+    def test_str_that_names_a_file(self, tmp_path: Path) -> None:
+        """A file name passed as str gets a hint to pass a Path."""
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(CANONICAL))
+        with pytest.raises(NoPlanFoundError) as info:
+            load_plan(str(path))
+        assert "Path(" in (info.value.hint or "")
+        assert load_plan(path).plan_id == "orders-2026-11"
