@@ -6,15 +6,20 @@ import importlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 from harness.providers._base import ProviderError, ProviderSetupError
 from harness.providers._retry import parse_retry_after
+from harness.recording import cassette_transport
 from harness.suite import ModelSpec
 
 __all__ = ["HttpProvider", "plan_json_schema"]
+
+_LOCAL = threading.local()
+"""Per-thread SDK clients (and their cassette transports), reused across calls."""
 
 
 def plan_json_schema() -> dict[str, Any]:
@@ -94,16 +99,19 @@ class HttpProvider:
         return sys.modules[base.__module__.split(".")[0]]
 
     def send(
-        self, model: ModelSpec, body: dict[str, Any], *, api_key: str, transport: Any
+        self, model: ModelSpec, body: dict[str, Any], *, api_key: str, cassette: Any
     ) -> dict[str, Any]:
         """Send ``body`` through the SDK (no SDK retries) and return the JSON response body.
+
+        The call goes through ``cassette`` (a vcrpy cassette: it records or plays back).
+        Each thread keeps one client per endpoint and key, so connections are reused.
 
         Raises:
             ProviderError: a status error, timeout, dropped connection or non-JSON body.
         """
         sdk = self.import_sdk(model)
-        http_client = sdk.DefaultHttpxClient(transport=transport, timeout=model.timeout)
-        client = self._client(sdk, model, api_key, http_client)
+        client, transport = self._thread_client(sdk, model, api_key)
+        transport.cassette = cassette
         try:
             raw = self._create(client, body)
         except sdk.APIStatusError as exc:
@@ -124,7 +132,7 @@ class HttpProvider:
                 f"connection to {self.url(model)} failed: {_short(str(cause))}", retryable=True
             ) from None
         finally:
-            http_client.close()
+            transport.cassette = None
         text = raw.http_response.text
         try:
             data = json.loads(text)
@@ -139,6 +147,18 @@ class HttpProvider:
                 retryable=True,
             )
         return data
+
+    def _thread_client(self, sdk: ModuleType, model: ModelSpec, api_key: str) -> tuple[Any, Any]:
+        clients: dict[tuple[object, ...], tuple[Any, Any]] = _LOCAL.__dict__.setdefault(
+            "clients", {}
+        )
+        key = (self.name, self.base_url(model), api_key, model.timeout)
+        found = clients.get(key)
+        if found is None:
+            transport = cassette_transport(self.http_module(model))
+            http_client = sdk.DefaultHttpxClient(transport=transport, timeout=model.timeout)
+            found = clients[key] = (self._client(sdk, model, api_key, http_client), transport)
+        return found
 
     def _client(self, sdk: ModuleType, model: ModelSpec, api_key: str, http_client: Any) -> Any:
         raise NotImplementedError

@@ -57,6 +57,8 @@ FILTERED_RESPONSE_HEADERS: tuple[str, ...] = (
 )
 """Response headers never written to a cassette."""
 
+_NOISY_PREFIXES = ("x-stainless-",)
+"""SDK telemetry headers (OS, runtime, retry count): dropped so cassettes do not churn."""
 _KEYISH = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
 _MATCH_ON = ("method", "uri", "body")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -74,7 +76,8 @@ def _strip_request(request: Any) -> Any:
     """Drop credentials from a request before vcrpy stores or matches it."""
     request = copy.deepcopy(request)
     for name in list(request.headers):
-        if name.lower() in FILTERED_REQUEST_HEADERS:
+        lowered = name.lower()
+        if lowered in FILTERED_REQUEST_HEADERS or lowered.startswith(_NOISY_PREFIXES):
             del request.headers[name]
     parts = urlsplit(request.uri)
     if parts.query:
@@ -133,7 +136,9 @@ def open_cassette(path: Path, *, record_mode: str, secrets: tuple[str, ...] = ()
     from vcr.record_mode import RecordMode
     from vcr.serializers import yamlserializer
 
-    return Cassette.load(
+    # "all" re-records every interaction, so the old file need not be read at all.
+    make = Cassette if record_mode == "all" else Cassette.load
+    return make(
         path=str(path),
         serializer=yamlserializer,
         persister=_AtomicPersister,
@@ -146,20 +151,40 @@ def open_cassette(path: Path, *, record_mode: str, secrets: tuple[str, ...] = ()
     )
 
 
-def cassette_transport(cassette: Any, http_module: ModuleType) -> Any:
-    """An httpx (or httpx2) transport that plays from or records into ``cassette``.
+def cassette_transport(http_module: ModuleType, cassette: Any = None) -> Any:
+    """An httpx (or httpx2) transport that plays from or records into its ``cassette``.
 
-    Transports share one TLS context per process: building one costs ~0.1 s of CPU, which
-    would otherwise dominate a concurrent live run.
+    Set ``transport.cassette`` before each request: one transport (and its connection pool)
+    serves a thread's calls one after the other, each with its own cassette. Transports share
+    one TLS context per process (building one costs ~0.1 s of CPU).
     """
+    transport = _transport_class(http_module)(verify=_tls_context(http_module))
+    transport.cassette = cassette
+    return transport
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _transport_class(http_module: ModuleType) -> type:
+    with _TLS_LOCK:
+        found = _CLASSES.get(http_module.__name__)
+        if found is not None:
+            return found
     from vcr.stubs.httpx_stubs import vcr_handle_request
 
     real = http_module.HTTPTransport.handle_request
-    handle = vcr_handle_request(cassette, real, http_module)
-    transport_class = type(
-        "CassetteTransport", (http_module.HTTPTransport,), {"handle_request": handle}
+
+    def handle_request(self: Any, request: Any) -> Any:
+        if self.cassette is None:
+            raise RuntimeError("a cassette transport was used without a cassette")
+        return vcr_handle_request(self.cassette, real, http_module)(self, request)
+
+    made = type(
+        "CassetteTransport", (http_module.HTTPTransport,), {"handle_request": handle_request}
     )
-    return transport_class(verify=_tls_context(http_module))
+    with _TLS_LOCK:
+        return _CLASSES.setdefault(http_module.__name__, made)
 
 
 _TLS_LOCK = threading.Lock()

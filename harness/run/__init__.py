@@ -1,6 +1,6 @@
 """Runs: evaluating a suite over models and samples, and the records a run writes."""
 
-from harness.run._evaluate import check_record_mode, evaluate_one, fixtures_root
+from harness.run._evaluate import check_record_mode, evaluate_one, fixtures_root, prepare_one
 from harness.run._records import (
     COUNTED_STATUSES,
     FORMAT_VERSION,
@@ -27,6 +27,7 @@ __all__ = [
     "evaluate_one",
     "fixtures_root",
     "live_record_mode",
+    "prepare_one",
     "run_suite",
     "summarize",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +26,6 @@ from harness.recording import (
     Provenance,
     ResponseFile,
     SamplePaths,
-    cassette_transport,
     open_cassette,
     read_cassette,
     read_meta,
@@ -37,7 +36,7 @@ from harness.recording import (
 from harness.run._records import ResultRow, Status
 from harness.suite import Case, ModelSpec, Suite
 
-__all__ = ["check_record_mode", "evaluate_one", "fixtures_root"]
+__all__ = ["check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"]
 
 _LOAD_FORMAT = {"canonical": "auto"}
 
@@ -69,6 +68,8 @@ class _Obtained:
     status: Status | None = None
     detail: str | None = None
     recording: Path | None = None
+    commit: Callable[[], None] | None = None
+    """Writes the new recording (run by whoever finishes the row)."""
 
 
 def evaluate_one(
@@ -90,10 +91,44 @@ def evaluate_one(
     Raises:
         InputError: an unknown record mode, or live mode without the SDK, key or command.
     """
+    return prepare_one(
+        suite,
+        case,
+        model,
+        sample,
+        record_mode=record_mode,
+        fixtures=fixtures,
+        retry=retry,
+        env=env,
+    )()
+
+
+def prepare_one(
+    suite: Suite,
+    case: Case,
+    model: ModelSpec,
+    sample: int,
+    *,
+    record_mode: str = "none",
+    fixtures: Path | None = None,
+    retry: RetryPolicy | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Callable[[], ResultRow]:
+    """``evaluate_one`` in two steps: obtain the answer now, return a function that finishes.
+
+    The returned function writes the new recording (if any) and checks the plan. A live run's
+    workers obtain answers and go straight back to the network; one thread finishes rows.
+    """
     mode = check_record_mode(record_mode)
     paths = sample_paths(fixtures_root(suite, fixtures), suite.name, model.id, case.id, sample)
     obtained = _obtain(suite, case, model, sample, mode, paths, retry, env)
-    return _grade(suite, case, model, sample, obtained)
+
+    def finish() -> ResultRow:
+        if obtained.commit is not None:
+            obtained.commit()
+        return _grade(suite, case, model, sample, obtained)
+
+    return finish
 
 
 def _obtain(
@@ -200,29 +235,33 @@ def _record_http(
     assert provider is not None
     key = provider.preflight(model, env)
     body = provider.request_body(model, suite.render_prompt(case))
-    http_module = provider.http_module(model)
     cassette = open_cassette(paths.cassette, record_mode=mode, secrets=(key,))
 
     def attempt() -> tuple[dict[str, object], float]:
         started = time.perf_counter()
-        transport = cassette_transport(cassette, http_module)
-        data = provider.send(model, body, api_key=key, transport=transport)
+        data = provider.send(model, body, api_key=key, cassette=cassette)
         return data, round((time.perf_counter() - started) * 1000.0, 3)
 
     try:
         data, latency = with_retries(attempt, policy)
     except ProviderError as exc:
         return _Obtained(None, "error", str(exc))
+    commit = None
     if cassette.dirty:
-        paths.cassette.parent.mkdir(parents=True, exist_ok=True)
-        cassette._save()
-        write_meta(paths.meta, _provenance(suite, model), latency_ms=latency)
-        paths.remove_other_form(paths.cassette)
+        provenance = _provenance(suite, model)
+
+        def commit() -> None:
+            # the cassette first: a crash between the two leaves a cassette whose request
+            # body is still matched on replay, never a sidecar describing another answer
+            cassette._save()
+            write_meta(paths.meta, provenance, latency_ms=latency)
+            paths.remove_other_form(paths.cassette)
+
     try:
         answer = answer_from_body(data)
     except ValueError as exc:
-        return _Obtained(Answer(""), "unparseable", str(exc), paths.cassette)
-    return _Obtained(replace(answer, latency_ms=latency), recording=paths.cassette)
+        return _Obtained(Answer(""), "unparseable", str(exc), paths.cassette, commit)
+    return _Obtained(replace(answer, latency_ms=latency), recording=paths.cassette, commit=commit)
 
 
 def _record_command(
@@ -244,14 +283,18 @@ def _record_command(
         )
     except ProviderError as exc:
         return _Obtained(None, "error", str(exc))
-    ResponseFile(
+    recorded = ResponseFile(
         provenance=_provenance(suite, model),
         response=answer.text,
         latency_ms=answer.latency_ms,
         tokens=answer.tokens,
-    ).write(paths.response)
-    paths.remove_other_form(paths.response)
-    return _Obtained(answer, recording=paths.response)
+    )
+
+    def commit() -> None:
+        recorded.write(paths.response)
+        paths.remove_other_form(paths.response)
+
+    return _Obtained(answer, recording=paths.response, commit=commit)
 
 
 # -- grading --------------------------------------------------------------------------------

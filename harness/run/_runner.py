@@ -8,6 +8,7 @@ still in flight when the run stops leaves either a complete recording or none.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -25,7 +26,7 @@ from harness import __version__
 from harness._errors import InputError, SuiteError
 from harness.providers import CommandProvider, RetryPolicy, http_provider
 from harness.recording import atomic_write_text, sample_paths
-from harness.run._evaluate import check_record_mode, evaluate_one, fixtures_root
+from harness.run._evaluate import check_record_mode, fixtures_root, prepare_one
 from harness.run._records import ResultRow, RunManifest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
@@ -173,9 +174,9 @@ def run_suite(
     )
     _write_manifest(run_dir, manifest)
 
-    def evaluate(item: tuple[ModelSpec, Case, int]) -> ResultRow:
+    def prepare(item: tuple[ModelSpec, Case, int]) -> Callable[[], ResultRow]:
         model, case, sample = item
-        return evaluate_one(
+        return prepare_one(
             suite, case, model, sample, record_mode=mode, fixtures=fixtures, retry=retry, env=env
         )
 
@@ -183,9 +184,9 @@ def run_suite(
     interrupted = False
     stop = threading.Event()
     rows = (
-        (evaluate(item) for item in items)
+        (prepare(item)() for item in items)
         if mode == "none"
-        else _in_pool(suite.name, items, evaluate, concurrency, stop)
+        else _in_pool(suite.name, items, prepare, concurrency, stop)
     )
     # Live rows are flushed one by one; replay rows at least every 0.2 s (replay is cheap to
     # redo, and a flush per row would cost more than the rest of a replayed row).
@@ -278,15 +279,32 @@ def _preflight(
 def _in_pool(
     suite_name: str,
     items: list[tuple[ModelSpec, Case, int]],
-    evaluate: Callable[[tuple[ModelSpec, Case, int]], ResultRow],
+    prepare: Callable[[tuple[ModelSpec, Case, int]], Callable[[], ResultRow]],
     concurrency: int,
     stop: threading.Event,
 ) -> Iterator[ResultRow]:
-    """Evaluate items in up to ``concurrency`` daemon threads; yield rows as they finish."""
+    """Obtain answers in up to ``concurrency`` daemon threads; finish rows in this thread.
+
+    Workers only wait on planners: writing recordings and checking plans happens here, so a
+    worker's next request goes out while earlier answers are still being processed.
+    """
     todo: queue.SimpleQueue[tuple[ModelSpec, Case, int]] = queue.SimpleQueue()
     for item in items:
         todo.put(item)
-    finished: queue.SimpleQueue[ResultRow] = queue.SimpleQueue()
+    ready: queue.SimpleQueue[tuple[tuple[ModelSpec, Case, int], Callable[[], ResultRow]]]
+    ready = queue.SimpleQueue()
+
+    def internal_error(item: tuple[ModelSpec, Case, int], exc: Exception) -> ResultRow:
+        model, case, sample = item
+        return ResultRow(
+            suite=suite_name,
+            case=case.id,
+            model=model.id,
+            sample=sample,
+            status="error",
+            tags=list(case.tags),
+            detail=f"internal error: {exc.__class__.__name__}: {exc}",
+        )
 
     def worker() -> None:
         while not stop.is_set():
@@ -295,29 +313,25 @@ def _in_pool(
             except queue.Empty:
                 return
             try:
-                row = evaluate(item)
+                finish = prepare(item)
             except Exception as exc:  # a bug must not lose the run: it becomes an error row
-                model, case, sample = item
-                row = ResultRow(
-                    suite=suite_name,
-                    case=case.id,
-                    model=model.id,
-                    sample=sample,
-                    status="error",
-                    tags=list(case.tags),
-                    detail=f"internal error: {exc.__class__.__name__}: {exc}",
-                )
-            finished.put(row)
+                finish = functools.partial(internal_error, item, exc)
+            ready.put((item, finish))
 
     for _ in range(min(concurrency, len(items))):
         threading.Thread(target=worker, daemon=True, name="planeval-worker").start()
     for _ in items:
         while True:
             try:
-                yield finished.get(timeout=0.1)
+                item, finish = ready.get(timeout=0.1)
                 break
             except queue.Empty:
                 continue
+        try:
+            row = finish()
+        except Exception as exc:
+            row = internal_error(item, exc)
+        yield row
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(ResultRow))
