@@ -10,7 +10,7 @@ from __future__ import annotations
 from harness.providers._anthropic import PLAN_TOOL, AnthropicProvider
 from harness.providers._base import Answer, ProviderError, ProviderSetupError, answer_from_body
 from harness.providers._command import CommandProvider
-from harness.providers._http import HttpProvider, plan_json_schema
+from harness.providers._http import HttpProvider, close_thread_clients, plan_json_schema
 from harness.providers._openai import OpenAIProvider
 from harness.providers._retry import RetryPolicy, parse_retry_after, with_retries
 
@@ -25,6 +25,7 @@ __all__ = [
     "ProviderSetupError",
     "RetryPolicy",
     "answer_from_body",
+    "close_thread_clients",
     "http_provider",
     "parse_retry_after",
     "plan_json_schema",

@@ -16,10 +16,17 @@ from harness.providers._retry import parse_retry_after
 from harness.recording import cassette_transport
 from harness.suite import ModelSpec
 
-__all__ = ["HttpProvider", "plan_json_schema"]
+__all__ = ["HttpProvider", "close_thread_clients", "plan_json_schema"]
 
 _LOCAL = threading.local()
 """Per-thread SDK clients (and their cassette transports), reused across calls."""
+
+
+def close_thread_clients() -> None:
+    """Close the SDK clients (and their connections) this thread has opened."""
+    clients: dict[tuple[object, ...], tuple[Any, Any]] = _LOCAL.__dict__.pop("clients", {})
+    for client, _transport in clients.values():
+        client.close()
 
 
 def plan_json_schema() -> dict[str, Any]:

@@ -17,6 +17,7 @@ from harness.providers import (
     ProviderError,
     RetryPolicy,
     answer_from_body,
+    close_thread_clients,
     http_provider,
     with_retries,
 )
@@ -91,16 +92,19 @@ def evaluate_one(
     Raises:
         InputError: an unknown record mode, or live mode without the SDK, key or command.
     """
-    return prepare_one(
-        suite,
-        case,
-        model,
-        sample,
-        record_mode=record_mode,
-        fixtures=fixtures,
-        retry=retry,
-        env=env,
-    )()
+    try:
+        return prepare_one(
+            suite,
+            case,
+            model,
+            sample,
+            record_mode=record_mode,
+            fixtures=fixtures,
+            retry=retry,
+            env=env,
+        )()
+    finally:
+        close_thread_clients()
 
 
 def prepare_one(
@@ -151,7 +155,7 @@ def _obtain(
             return replayed
     policy = retry or RetryPolicy(retries=model.retries)
     if model.is_http:
-        return _record_http(suite, case, model, mode, paths, policy, env)
+        return _record_http(suite, case, model, paths, policy, env)
     return _record_command(suite, case, model, sample, paths, policy)
 
 
@@ -226,7 +230,6 @@ def _record_http(
     suite: Suite,
     case: Case,
     model: ModelSpec,
-    mode: str,
     paths: SamplePaths,
     policy: RetryPolicy,
     env: Mapping[str, str] | None,
@@ -235,7 +238,9 @@ def _record_http(
     assert provider is not None
     key = provider.preflight(model, env)
     body = provider.request_body(model, suite.render_prompt(case))
-    cassette = open_cassette(paths.cassette, record_mode=mode, secrets=(key,))
+    # One cassette holds one sample: a sample recorded now (missing, stale, or re-recorded)
+    # replaces what was there rather than piling up episodes of older prompts.
+    cassette = open_cassette(paths.cassette, record_mode="all", secrets=(key,))
 
     def attempt() -> tuple[dict[str, object], float]:
         started = time.perf_counter()

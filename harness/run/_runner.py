@@ -24,7 +24,7 @@ from pathlib import Path
 
 from harness import __version__
 from harness._errors import InputError, SuiteError
-from harness.providers import CommandProvider, RetryPolicy, http_provider
+from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
 from harness.recording import atomic_write_text, sample_paths
 from harness.run._evaluate import check_record_mode, fixtures_root, prepare_one
 from harness.run._records import ResultRow, RunManifest
@@ -307,16 +307,19 @@ def _in_pool(
         )
 
     def worker() -> None:
-        while not stop.is_set():
-            try:
-                item = todo.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                finish = prepare(item)
-            except Exception as exc:  # a bug must not lose the run: it becomes an error row
-                finish = functools.partial(internal_error, item, exc)
-            ready.put((item, finish))
+        try:
+            while not stop.is_set():
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    finish = prepare(item)
+                except Exception as exc:  # a bug must not lose the run: it becomes an error row
+                    finish = functools.partial(internal_error, item, exc)
+                ready.put((item, finish))
+        finally:
+            close_thread_clients()
 
     for _ in range(min(concurrency, len(items))):
         threading.Thread(target=worker, daemon=True, name="planeval-worker").start()

@@ -184,6 +184,8 @@ def test_new_episodes_rerecords_stale_but_once_does_not(
     assert len(server.requests) == before + 3
     replayed = run_suite(suite, models=["gpt"], samples=1).rows
     assert [r.status for r in replayed] == [r.status for r in fresh.rows]
+    for cassette in (tmp_path / "plan_fixtures").rglob("*.yaml"):  # old episodes replaced
+        assert len(yaml.safe_load(cassette.read_text())["interactions"]) == 1
 
 
 def test_all_rerecords_everything(tmp_path: Path, server: FakePlannerServer) -> None:
