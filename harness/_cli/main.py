@@ -11,12 +11,7 @@ import sys
 import typer
 
 from harness import __version__
-from harness._cli import baseline as baseline_cli
-from harness._cli import check, schema
-from harness._cli import compare as compare_cli
-from harness._cli import gate as gate_cli
-from harness._cli import report as report_cli
-from harness._cli import run as run_cmd
+from harness._cli import baseline, check, compare, gate, import_, report, run, schema
 from harness._cli._exit import ExitCode
 
 app = typer.Typer(
@@ -46,12 +41,12 @@ def _root(
 
 app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
-# Commands of other subsystems are registered below, one line each.
-app.command("run")(run_cmd.run_command)
-app.command("report")(report_cli.report_command)
-app.command("compare")(compare_cli.compare_command)
-app.command("gate")(gate_cli.gate_command)
-app.command("baseline")(baseline_cli.baseline_command)
+app.command("run")(run.run_command)
+app.command("report")(report.report_command)
+app.command("compare")(compare.compare_command)
+app.command("gate")(gate.gate_command)
+app.command("baseline")(baseline.baseline_command)
+app.add_typer(import_.app, name="import")
 
 
 def main(argv: list[str] | None = None) -> None:
