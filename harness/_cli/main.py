@@ -60,8 +60,10 @@ def main(argv: list[str] | None = None) -> None:
         # click's exceptions (vendored by recent typer, so matched by shape, not by class).
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
             raise
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        sys.stderr.write(f"planeval: error: {exc.format_message()}{hint}\n")
+        message = exc.format_message()
+        if message:  # empty when the help was shown for a bare group: nothing more to say
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            sys.stderr.write(f"planeval: error: {message}{hint}\n")
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +25,7 @@ _SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
 
 def run_command(
     suites: list[Path] = typer.Argument(
-        ..., help="Suite files (evals/<suite>.yaml).", show_default=False
+        ..., help="Suite files (evals/<suite>.yaml), or folders of them.", show_default=False
     ),
     live: bool = typer.Option(
         False, "--live", help="Call the planners and re-record everything (same as LIVE_EVALS=1)."
@@ -56,13 +57,17 @@ def run_command(
     from harness.suite import load_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
-    stdout, stderr = Console(), Console(stderr=True)
+    # Logs (CI) are not terminals: give tables room instead of rich's 80-column default.
+    stdout = Console(width=None if sys.stdout.isatty() else 160)
+    stderr = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     try:
-        loaded = [load_suite(path) for path in suites]
+        paths = _suite_files(suites)
+        loaded = [load_suite(path) for path in paths]
     except InputError as exc:
         fail_input(exc)
     worst = 0
-    for path, suite in zip(suites, loaded, strict=True):
+    results: list[RunResult] = []
+    for path, suite in zip(paths, loaded, strict=True):
         target = out / suite.name if out is not None and len(loaded) > 1 else out
         try:
             total = len(model or suite.models) * len(suite.cases) * (samples or suite.samples)
@@ -87,10 +92,27 @@ def run_command(
                 "(run.json marks the run interrupted)"
             )
             raise typer.Exit(ExitCode.INTERRUPTED) from None
-        _report(stdout, stderr, result, str(path), fixtures)
-        code = result.exit_code
-        worst = max(worst, code, key=lambda c: _SEVERITY[c])
+        _report(stderr, result, str(path), fixtures)
+        results.append(result)
+        worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
+    _print_table(stdout, results)
     raise typer.Exit(worst)
+
+
+def _suite_files(args: list[Path]) -> list[Path]:
+    """The suite files named, with each folder replaced by the ``*.yaml`` files in it."""
+    from harness._errors import SuiteError
+
+    files: list[Path] = []
+    for arg in args:
+        if arg.is_dir():
+            found = sorted([*arg.glob("*.yaml"), *arg.glob("*.yml")])
+            if not found:
+                raise SuiteError("the folder holds no suite files (*.yaml)", source=str(arg))
+            files.extend(found)
+        else:
+            files.append(arg)
+    return files
 
 
 @contextmanager
@@ -119,18 +141,20 @@ def _progress(
         yield advance
 
 
-def _report(
-    stdout: Console, stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None
-) -> None:
+def _print_table(console: Console, results: list[RunResult]) -> None:
+    """One table for every suite and model: pass rate with its Wilson 95% interval."""
     from rich.table import Table
 
     from harness.run import summarize
+    from harness.stats import wilson_interval
 
-    manifest = result.manifest
-    table = Table(title=f"{manifest.suite}: pass rate per model ({manifest.record_mode} mode)")
-    for name in (
+    mode = results[0].manifest.record_mode if results else "none"
+    table = Table(title=f"pass rate per suite and model ({mode} mode)")
+    columns = (
+        "suite",
         "model",
         "pass rate",
+        "95% CI",
         "parse rate",
         "pass",
         "fail",
@@ -138,18 +162,36 @@ def _report(
         "missing",
         "stale",
         "error",
-    ):
-        table.add_column(name, justify="left" if name == "model" else "right")
-    for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
-        c = summary.counts
-        table.add_row(
-            summary.model,
-            _pct(summary.pass_rate),
-            _pct(summary.parse_rate),
-            *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
+    )
+    for name in columns:
+        table.add_column(
+            name, justify="left" if name in ("suite", "model") else "right", no_wrap=True
         )
-    stdout.print(table)
-    stdout.print(f"results: {result.run_dir / 'results.jsonl'}", highlight=False, soft_wrap=True)
+    for result in results:
+        manifest = result.manifest
+        for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
+            c = summary.counts
+            counted = c["pass"] + c["fail"] + c["unparseable"]
+            low, high = wilson_interval(c["pass"], counted) if counted else (None, None)
+            table.add_row(
+                manifest.suite,
+                summary.model,
+                _pct(summary.pass_rate),
+                "-" if low is None else f"{_pct(low)}-{_pct(high)}",
+                _pct(summary.parse_rate),
+                *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
+            )
+    console.print(table)
+
+
+def _report(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
+    """What a person must know about one suite's run, on stderr: where, and what went wrong."""
+    stderr.print(
+        f"{result.manifest.suite}: {result.run_dir / 'results.jsonl'}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     for notice in result.notices:
         say_error(f"note: {notice}")
     errors = result.rows_with("error")

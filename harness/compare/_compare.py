@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from harness._errors import InputError
-from harness.report import LoadedRun, Summary, mcnemar_exact, paired_bootstrap, summarize
+from harness.report import LoadedRun, Summary, summarize
+from harness.stats import mcnemar_exact, paired_bootstrap
 
 __all__ = [
     "ALPHA",

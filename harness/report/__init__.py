@@ -7,38 +7,22 @@ from harness.report._html import render_html
 from harness.report._junit import render_junit, write_csv
 from harness.report._load import LoadedRun, load_run, resolve_run_dir
 from harness.report._markdown import MAX_CHARS, render_summary_md
-from harness.report._stats import (
-    BootstrapResult,
-    mcnemar_exact,
-    paired_bootstrap,
-    pass_at_k,
-    pass_hat_k,
-    wilson_interval,
-    wilson_intervals,
-)
 from harness.report._write import ReportFiles, write_report
 
 __all__ = [
     "MAX_CHARS",
     "NOT_COUNTED",
-    "BootstrapResult",
     "LoadedRun",
     "ReportFiles",
     "Summary",
     "case_label",
     "load_run",
-    "mcnemar_exact",
-    "paired_bootstrap",
-    "pass_at_k",
-    "pass_hat_k",
     "render_html",
     "render_junit",
     "render_summary_md",
     "rerecord_hint",
     "resolve_run_dir",
     "summarize",
-    "wilson_interval",
-    "wilson_intervals",
     "write_csv",
     "write_report",
 ]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from harness.report._load import LoadedRun
-from harness.report._stats import pass_at_k, pass_hat_k, wilson_intervals
+from harness.stats import pass_at_k, pass_hat_k, wilson_intervals
 
 __all__ = ["NOT_COUNTED", "Summary", "case_label", "summarize"]
 

@@ -41,8 +41,9 @@ cases:
 """
 
 
-QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider")
-"""Plugins the inner runs do without: hypothesis's costs seconds per in-process run."""
+QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-p", "no:benchmark")
+"""Plugins the inner runs do without: hypothesis's costs seconds per in-process run, and a
+pytest-benchmark installed beside us warns (an error here) when xdist is active."""
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

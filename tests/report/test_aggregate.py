@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.report import load_run, summarize, wilson_interval
+from harness.report import load_run, summarize
+from harness.stats import wilson_interval
 from tests.report._synthetic import make_run
 
 

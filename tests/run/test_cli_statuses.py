@@ -177,4 +177,22 @@ def test_several_suites_take_the_worst_exit_code(tmp_path: Path) -> None:
     assert code == 3
     assert (tmp_path / "runs" / "one" / "run.json").exists()
     assert (tmp_path / "runs" / "two" / "run.json").exists()
-    assert "one: pass rate" in out and "two: pass rate" in out
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows] == ["one", "two"]
+
+
+def test_a_folder_runs_every_suite_in_it(tmp_path: Path) -> None:
+    """A folder argument runs each *.yaml suite in it, in name order, in one table."""
+    first = _suite_with(tmp_path / "p", {"a": PLAN}, suite="alpha")
+    _suite_with(tmp_path / "p", {"a": PLAN}, suite="beta")
+    code, out, _ = _run(str(first.parent), "--out", str(tmp_path / "runs"))
+    assert code == 0
+    rows = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
+    assert rows == ["alpha", "beta"]
+
+
+def test_an_empty_folder_is_unusable(tmp_path: Path) -> None:
+    """A folder without suite files is one clear line and exit 2."""
+    (tmp_path / "empty").mkdir()
+    code, _, err = _run(str(tmp_path / "empty"))
+    assert code == 2 and "holds no suite files" in err

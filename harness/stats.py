@@ -1,4 +1,4 @@
-"""Small statistics used by reports, comparisons and the gate.
+"""Small statistics used by runs, reports, comparisons and the gate.
 
 Own code rather than scipy (which is not a runtime dependency): each function is a textbook
 formula a few lines long; the tests check them against scipy.

@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy.stats import binomtest
 
-from harness.report import (
+from harness.stats import (
     mcnemar_exact,
     paired_bootstrap,
     pass_at_k,
