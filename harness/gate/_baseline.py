@@ -8,16 +8,15 @@ The format is versioned (``format_version``) and described by
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from harness._atomic import atomic_write_text
 from harness._errors import RunFormatError
 from harness.report import LoadedRun, summarize
+from harness.schemas import load_schema
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -102,25 +101,12 @@ def baseline_from_run(run: LoadedRun) -> dict[str, Any]:
 def write_baseline(run: LoadedRun, path: Path) -> dict[str, Any]:
     """Write the baseline of ``run`` to ``path`` atomically; returns the document."""
     doc = baseline_from_run(run)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)  # a file to commit, not a private one
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            json.dump(doc, f, indent=1, sort_keys=True, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return doc
 
 
 def _schema() -> dict[str, Any]:
-    text = resources.files("harness.schemas").joinpath("baseline.schema.json").read_text("utf-8")
-    return dict(json.loads(text))
+    return load_schema("baseline")
 
 
 def load_baseline(path: str | Path) -> Baseline:

@@ -12,12 +12,7 @@ from harness.recording._cassette import (
     replay_response,
 )
 from harness.recording._provenance import SOURCES, Provenance, Source, prompt_hash
-from harness.recording._response_file import (
-    RESPONSE_FORMAT,
-    ResponseFile,
-    atomic_write_text,
-    response_file_path,
-)
+from harness.recording._response_file import RESPONSE_FORMAT, ResponseFile, response_file_path
 from harness.recording._store import CassetteMeta, SamplePaths, read_meta, sample_paths, write_meta
 
 __all__ = [
@@ -33,7 +28,6 @@ __all__ = [
     "ResponseFile",
     "SamplePaths",
     "Source",
-    "atomic_write_text",
     "cassette_transport",
     "open_cassette",
     "prompt_hash",

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 
-from harness.recording._response_file import atomic_write_text
+from harness._atomic import atomic_write_text
 
 __all__ = [
     "FILTERED_REQUEST_HEADERS",

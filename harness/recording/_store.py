@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness._atomic import atomic_write_text
 from harness._errors import InputError
 from harness.recording._provenance import Provenance
-from harness.recording._response_file import atomic_write_text, response_file_path
+from harness.recording._response_file import response_file_path
 
 __all__ = ["CassetteMeta", "SamplePaths", "read_meta", "sample_paths", "write_meta"]
 

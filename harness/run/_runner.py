@@ -24,9 +24,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
+from harness._atomic import atomic_write_text
 from harness._errors import InputError, SuiteError
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
-from harness.recording import atomic_write_text, sample_paths
+from harness.recording import sample_paths
 from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
 from harness.run._records import ResultRow, RunManifest
 from harness.run._summary import count_statuses
