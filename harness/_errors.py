@@ -62,9 +62,8 @@ class InputError(PlanevalError, ValueError):
         """The error as one line: ``source: location: what. hint``."""
         parts = [p for p in (self.source, self.location) if p]
         head = ": ".join([*parts, self.what])
-        if not self.hint:
-            return head
-        return f"{head}. {self.hint[0].upper()}{self.hint[1:]}"
+        line = f"{head}. {self.hint[0].upper()}{self.hint[1:]}" if self.hint else head
+        return line.replace("\r", "\\r").replace("\n", "\\n")
 
 
 class PlanLoadError(InputError):

@@ -11,7 +11,18 @@ import sys
 import typer
 
 from harness import __version__
-from harness._cli import check, execute, journal, schema
+from harness._cli import (
+    baseline,
+    check,
+    compare,
+    execute,
+    gate,
+    import_,
+    journal,
+    report,
+    run,
+    schema,
+)
 from harness._cli._exit import ExitCode
 
 app = typer.Typer(
@@ -41,7 +52,12 @@ def _root(
 
 app.command("check")(check.check_command)
 app.command("schema")(schema.schema_command)
-# Commands of other subsystems are registered below, one line each.
+app.command("run")(run.run_command)
+app.command("report")(report.report_command)
+app.command("compare")(compare.compare_command)
+app.command("gate")(gate.gate_command)
+app.command("baseline")(baseline.baseline_command)
+app.add_typer(import_.app, name="import")
 app.command("execute")(execute.execute_command)
 app.add_typer(journal.journal_app, name="journal")
 
@@ -57,8 +73,10 @@ def main(argv: list[str] | None = None) -> None:
         # click's exceptions (vendored by recent typer, so matched by shape, not by class).
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
             raise
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        sys.stderr.write(f"planeval: error: {exc.format_message()}{hint}\n")
+        message = exc.format_message()
+        if message:  # empty when the help was shown for a bare group: nothing more to say
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            sys.stderr.write(f"planeval: error: {message}{hint}\n")
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

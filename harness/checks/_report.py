@@ -24,6 +24,7 @@ CHECKS: dict[str, Severity] = {
     "known_capabilities": "error",
     "required_capabilities": "error",
     "isolated_task": "warning",
+    "reaches_end": "warning",
     "redundant_dependency": "warning",
 }
 """Every check id with its severity, in the order the checks run and are reported."""

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 
 from harness.schemas import load_schema
 
-__all__ = ["is_valid_task", "schema_errors"]
+__all__ = ["is_valid_task", "schema_errors", "workflow_ok"]
 
 _ON_FAILURE = frozenset({"stop", "skip_dependents", "continue"})
 _AGENT_FIELDS = ("name", "description", "instructions")
@@ -52,7 +52,21 @@ def _root_ok(doc: Mapping[str, Any]) -> bool:
         return False
     plan_id = doc.get("plan_id", "x")
     goal = doc.get("goal", "")
-    return isinstance(plan_id, str) and plan_id != "" and isinstance(goal, str)
+    if not (isinstance(plan_id, str) and plan_id != "" and isinstance(goal, str)):
+        return False
+    return "workflow" not in doc or workflow_ok(doc["workflow"])
+
+
+def workflow_ok(workflow: Any) -> bool:
+    if not isinstance(workflow, dict):
+        return False
+    end = workflow.get("end", [])
+    edges = workflow.get("undeclared_edges", [])
+    if type(end) is not list or not set(map(type, end)) <= {str}:
+        return False
+    return type(edges) is list and all(
+        type(e) is list and len(e) == 2 and set(map(type, e)) <= {str} for e in edges
+    )
 
 
 def is_valid_task(task: Any) -> bool:
@@ -74,7 +88,7 @@ def is_valid_task(task: Any) -> bool:
     for key in ("capabilities", "depends_on"):
         if key in task:
             value = get(key)
-            if type(value) is not list or not all(_nonempty(v) for v in value):
+            if type(value) is not list or not _nonempty_strings(value):
                 return False
     if "needs" in task and not _needs_ok(get("needs")):
         return False
@@ -94,6 +108,11 @@ def _needs_ok(needs: Any) -> bool:
     if isinstance(needs, dict):
         return all(_nonempty(v) for v in needs.values())
     return False
+
+
+def _nonempty_strings(values: list[Any]) -> bool:
+    # set(map(type, ...)) runs at C speed; "" in values is a C-level scan too.
+    return set(map(type, values)) <= {str} and "" not in values
 
 
 def _nonempty(value: Any) -> bool:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import difflib
 from collections import deque
 
+from harness._gc import gc_paused
 from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
-from harness.checks._schema import schema_errors
+from harness.checks._schema import schema_errors, workflow_ok
 from harness.plan import Plan
 from harness.registry import Registry, parse_reference
 
@@ -39,7 +40,8 @@ def check_plan(
     Returns:
         The report: violations in check order and each check's outcome.
     """
-    return _Checker(plan, registry, expect or Expectations()).run()
+    with gc_paused():
+        return _Checker(plan, registry, expect or Expectations()).run()
 
 
 class _Checker:
@@ -66,6 +68,7 @@ class _Checker:
         self._task_count()
         self._capabilities()
         self._isolated()
+        self._workflow()
         self._redundant()
         violations = tuple(v for check in CHECKS for v in self.found[check])
         outcomes = {}
@@ -289,10 +292,13 @@ class _Checker:
             self.skipped.update(("known_capabilities", "required_capabilities"))
             return
         used: set[str] = set()
+        known: dict[str, bool] = {}  # plans repeat a few capabilities many times
         for i, task in enumerate(self.tasks):
             for j, ref in enumerate(task.capabilities):
-                used.add(parse_reference(ref)[0])
-                if registry.resolve(ref) is None:
+                if ref not in known:
+                    known[ref] = registry.resolve(ref) is not None
+                    used.add(parse_reference(ref)[0])
+                if not known[ref]:
                     self._add(
                         "known_capabilities",
                         task.id,
@@ -342,6 +348,41 @@ class _Checker:
                     f"/tasks/{i}",
                     f"task {tid!r} neither depends on nor feeds any other task; connect it "
                     "or drop it",
+                )
+
+    def _workflow(self) -> None:
+        """WorfBench markers: edges into undeclared nodes, and tasks that never reach END."""
+        workflow = self.plan.extra.get("workflow")
+        if not isinstance(workflow, dict) or not workflow_ok(workflow):
+            self.skipped.add("reaches_end")
+            return
+        for k, (src, dst) in enumerate(workflow.get("undeclared_edges", [])):
+            self._add(
+                "deps_resolve",
+                None,
+                f"/workflow/undeclared_edges/{k}",
+                f"edge ({src},{dst}) names node {dst!r}, which the workflow never "
+                "declares; declare it under Node: or drop the edge",
+            )
+        end = [self.index[e] for e in workflow.get("end", []) if e in self.index]
+        if not end or len(self.order) != len(self.tasks):
+            self.skipped.add("reaches_end")
+            return
+        reaches = [False] * len(self.tasks)
+        for e in end:
+            reaches[e] = True
+        for x in reversed(self.order):  # dependents come later in the order
+            if not reaches[x] and any(reaches[c] for c in self.dependents[x]):
+                reaches[x] = True
+        for i, ok in enumerate(reaches):
+            if not ok:
+                tid = self.tasks[i].id
+                self._add(
+                    "reaches_end",
+                    tid,
+                    f"/tasks/{i}",
+                    f"task {tid!r} never reaches END: no task on a path to END uses its "
+                    f"result; add an edge from it or drop it",
                 )
 
     def _redundant(self) -> None:

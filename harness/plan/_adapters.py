@@ -18,7 +18,7 @@ import yaml
 from harness._errors import NoPlanFoundError, PlanLoadError
 from harness.plan._json import parse_json
 
-__all__ = ["FORMATS", "Document", "documents_from_text"]
+__all__ = ["FORMATS", "Document", "documents_from_json", "documents_from_text"]
 
 FORMATS: tuple[str, ...] = ("auto", "canonical", "text", "worfbench", "taskbench")
 
@@ -44,12 +44,7 @@ def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     Raises:
         PlanLoadError: the input is unusable as that format (NoPlanFoundError: no plan at all).
     """
-    if fmt not in FORMATS:
-        raise PlanLoadError(
-            f"unknown plan format {fmt!r}",
-            source=source,
-            hint=f"choose one of: {', '.join(FORMATS)}",
-        )
+    _check_format(fmt, source)
     stripped = text.lstrip()
     looks_json = stripped[:1] in ("{", "[")
     if fmt == "worfbench" and not looks_json:
@@ -65,6 +60,21 @@ def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     if fmt == "auto" and _looks_like_cassette(stripped):
         return [(None, _from_cassette(text, source=source))]
     return [(None, _from_prose(text, source=source, first_error=False))]
+
+
+def documents_from_json(value: Any, *, fmt: str, source: str) -> list[Document]:
+    """Find the plan document(s) in an already parsed JSON value (a dict from a notebook)."""
+    _check_format(fmt, source)
+    return _from_json_value(value, fmt=fmt, source=source)
+
+
+def _check_format(fmt: str, source: str) -> None:
+    if fmt not in FORMATS:
+        raise PlanLoadError(
+            f"unknown plan format {fmt!r}",
+            source=source,
+            hint=f"choose one of: {', '.join(FORMATS)}",
+        )
 
 
 def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
@@ -86,7 +96,7 @@ def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
         )
     found = _plan_in_object(value, source=source)
     if found is None:
-        keys = ", ".join(sorted(value)[:8]) or "none"
+        keys = ", ".join(repr(k) for k in sorted(value)[:8]) or "none"
         raise NoPlanFoundError(
             f"the JSON object is not a plan (its keys: {keys})",
             source=source,
@@ -225,6 +235,8 @@ def worfbench_text_to_dict(text: str, *, source: str, goal: str | None = None) -
     """A WorfBench workflow (``Node:`` lines, ``Edge: (START,1) (1,2) ...``) as a canonical plan.
 
     START and END are markers, not tasks; an edge ``(i, j)`` means task j depends on task i.
+    The tasks with an edge to END, and edges into nodes that were never declared, are kept
+    under ``workflow`` (checked by ``reaches_end`` and ``deps_resolve``).
     """
     node_part, _, edge_part = _split_edges(text)
     tasks: dict[str, dict[str, Any]] = {}
@@ -242,18 +254,23 @@ def worfbench_text_to_dict(text: str, *, source: str, goal: str | None = None) -
             source=source,
             hint="expected lines like '1: Do something' after 'Node:'",
         )
-    dangling: list[list[str]] = []
+    undeclared: list[list[str]] = []
+    end: list[str] = []
     for src, dst in _EDGE.findall(edge_part):
-        if dst.upper() in ("START", "END") or src.upper() in ("START", "END"):
+        if src.upper() in ("START", "END"):
+            continue
+        if dst.upper() == "END":
+            if src not in end:
+                end.append(src)
             continue
         target = tasks.get(dst)
         if target is None:  # an edge into a node that was never declared
-            dangling.append([src, dst])
+            undeclared.append([src, dst])
         elif src not in target["depends_on"]:
             target["depends_on"].append(src)
     plan: dict[str, Any] = {"tasks": list(tasks.values())}
-    if dangling:
-        plan["dangling_edges"] = dangling
+    if end or undeclared:
+        plan["workflow"] = {"end": end, "undeclared_edges": undeclared}
     if goal:
         plan = {"goal": goal, **plan}
     return plan

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness._errors import PlanLoadError
-from harness.plan._adapters import documents_from_text
+from harness._errors import NoPlanFoundError, PlanLoadError
+from harness.plan._adapters import Document, documents_from_json, documents_from_text
 from harness.plan._json import MAX_PLAN_BYTES, decode_text
 from harness.plan._model import Plan
 
@@ -34,14 +34,20 @@ def load_plan(
         PlanLoadError: the input is unusable (``NoPlanFoundError`` when text holds no plan).
     """
     if isinstance(obj, dict):
-        return Plan.from_dict(obj, source=source or "<dict>")
-    if isinstance(obj, os.PathLike):
+        label = source or "<dict>"
+        results = _plans_from_documents(documents_from_json(obj, fmt=format, source=label), label)
+    elif isinstance(obj, os.PathLike):
         results = load_plan_file(Path(obj), format=format, max_bytes=max_bytes)
         label = source or str(obj)
     else:
         label = source or "<text>"
         data = obj.encode("utf-8") if isinstance(obj, str) else obj
-        results = _plans_from_bytes(data, format=format, source=label, max_bytes=max_bytes)
+        try:
+            results = _plans_from_bytes(data, format=format, source=label, max_bytes=max_bytes)
+        except NoPlanFoundError as exc:
+            if isinstance(obj, str) and _names_a_file(obj):
+                exc.hint = f"{obj!r} is a file name: pass Path({obj!r}) to read the file"
+            raise
     if len(results) != 1:
         raise PlanLoadError(
             f"the input holds {len(results)} plans, not one",
@@ -102,8 +108,14 @@ def _plans_from_bytes(
     data: bytes, *, format: str, source: str, max_bytes: int
 ) -> list[tuple[str, Plan | PlanLoadError]]:
     text = decode_text(data, source=source, max_bytes=max_bytes)
+    return _plans_from_documents(documents_from_text(text, fmt=format, source=source), source)
+
+
+def _plans_from_documents(
+    documents: list[Document], source: str
+) -> list[tuple[str, Plan | PlanLoadError]]:
     results: list[tuple[str, Plan | PlanLoadError]] = []
-    for label, document in documents_from_text(text, fmt=format, source=source):
+    for label, document in documents:
         name = source if label is None else f"{source}#{label}"
         if isinstance(document, PlanLoadError):
             results.append((name, document))
@@ -113,3 +125,12 @@ def _plans_from_bytes(
         except PlanLoadError as exc:
             results.append((name, exc))
     return results
+
+
+def _names_a_file(text: str) -> bool:
+    if "\n" in text or len(text) > 4096:
+        return False
+    try:
+        return Path(text).is_file()
+    except OSError:
+        return False

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import PlanLoadError
+from harness._gc import gc_paused
 
 __all__ = ["Need", "Plan", "Task"]
 
@@ -120,14 +121,15 @@ class Plan:
             isinstance(t, dict) and "id" not in t for t in raw_tasks
         )
         tasks = []
-        for index, raw in enumerate(raw_tasks):
-            if not isinstance(raw, dict):
-                raise PlanLoadError(
-                    f"a task must be a JSON object, got {_kind(raw)}",
-                    source=source,
-                    location=f"/tasks/{index}",
-                )
-            tasks.append(_task_from_dict(raw, index, source))
+        with gc_paused():
+            for index, raw in enumerate(raw_tasks):
+                if not isinstance(raw, dict):
+                    raise PlanLoadError(
+                        f"a task must be a JSON object, got {_kind(raw)}",
+                        source=source,
+                        location=f"/tasks/{index}",
+                    )
+                tasks.append(_task_from_dict(raw, index, source))
         plan_id = data.get("plan_id")
         goal = data.get("goal")
         return cls(
@@ -196,22 +198,31 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
             )
     else:
         task_id = f"task_{index + 1}"
-    description = raw.get("description")
+    get = raw.get
+    description = get("description")
+    on_failure = get("on_failure")
+    agent = get("agent")
+    needs = get("needs")
     return Task(
-        id=task_id,
-        description=description if isinstance(description, str) else "",
-        capabilities=_strings(raw.get("capabilities")),
-        depends_on=_strings(raw.get("depends_on")),
-        needs=_needs(raw.get("needs")),
-        on_failure=raw["on_failure"] if isinstance(raw.get("on_failure"), str) else None,
-        agent=raw["agent"] if isinstance(raw.get("agent"), dict) else None,
-        extra={k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
+        task_id,
+        description if isinstance(description, str) else "",
+        _strings(get("capabilities")),
+        _strings(get("depends_on")),
+        _needs(needs) if needs else (),
+        on_failure if isinstance(on_failure, str) else None,
+        agent if isinstance(agent, dict) else None,
+        # keys() <= set is a C-level test; most tasks have no unknown keys
+        {}
+        if raw.keys() <= _KNOWN_TASK_KEYS
+        else {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
     )
 
 
 def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
+    if set(map(type, value)) <= {str}:  # the common case, at C speed
+        return tuple(value)
     return tuple(v for v in value if isinstance(v, str))
 
 

@@ -15,12 +15,11 @@ HTTP planners are recorded as vcrpy cassettes beside it (``sample-<k>.yaml``) in
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness._atomic import atomic_write_text
 from harness._errors import InputError
 from harness.recording._provenance import Provenance
 
@@ -91,18 +90,3 @@ class ResponseFile:
             )
         except (KeyError, TypeError) as exc:
             raise InputError(f"response file is missing a field: {exc}", source=str(path)) from None
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder, fsync and rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -1,5 +1,12 @@
 """Runs: evaluating a suite over models and samples, and the records a run writes."""
 
+from harness.run._evaluate import (
+    Pending,
+    check_record_mode,
+    evaluate_one,
+    fixtures_root,
+    prepare_one,
+)
 from harness.run._records import (
     COUNTED_STATUSES,
     FORMAT_VERSION,
@@ -8,12 +15,26 @@ from harness.run._records import (
     RunManifest,
     Status,
 )
+from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
+from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
     "STATUSES",
+    "ModelSummary",
+    "Pending",
     "ResultRow",
+    "RunInterrupted",
     "RunManifest",
+    "RunResult",
     "Status",
+    "check_record_mode",
+    "count_statuses",
+    "evaluate_one",
+    "fixtures_root",
+    "live_record_mode",
+    "prepare_one",
+    "run_suite",
+    "summarize",
 ]

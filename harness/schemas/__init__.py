@@ -9,7 +9,7 @@ from typing import Any
 
 __all__ = ["SCHEMA_NAMES", "load_schema"]
 
-SCHEMA_NAMES: tuple[str, ...] = ("plan",)
+SCHEMA_NAMES: tuple[str, ...] = ("baseline", "plan", "results-row", "suite")
 """The schemas ``planeval schema NAME`` prints."""
 
 

@@ -1,0 +1,184 @@
+"""Structural checks on big plans, against the JSON parse floor and a networkx reference.
+
+Generates a random DAG plan of 100,000 tasks (about 2 dependencies and 0.3 needs per task,
+50 capabilities) and a 100,000-task chain, then prints for each:
+
+- parse floor: ``json.loads`` of the file's text;
+- planeval: building the Plan from the parsed JSON plus every check (schema included);
+- networkx: a straightforward networkx implementation of the same graph checks;
+
+and the ratios. Targets: planeval within 3x the parse floor, and at least 2x faster than the
+networkx reference. Run by hand: ``python benchmarks/bench_checks.py [--tasks N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import networkx as nx
+
+from harness.checks import Expectations, check_plan
+from harness.plan import Plan
+from harness.registry import Registry
+
+
+def random_dag(n: int, seed: int = 7) -> dict[str, Any]:
+    """Tasks depend on ~2 earlier tasks (mostly recent ones, as planners write them); ~30% of
+    tasks read a need, mostly from a dependency, sometimes from any earlier task."""
+    rng = random.Random(seed)
+    tasks = []
+    for i in range(n):
+        deps: list[int] = []
+        if i:
+            k = min(i, rng.choice((1, 2, 2, 3)))
+            deps = sorted({max(0, i - 1 - int(rng.expovariate(1 / 20))) for _ in range(k)})
+        needs = []
+        if i and rng.random() < 0.3:
+            producer = rng.choice(deps) if deps and rng.random() < 0.8 else rng.randrange(i)
+            needs.append({"name": "input", "task": f"t{producer}"})
+        tasks.append(
+            {
+                "id": f"t{i}",
+                "description": f"Step {i} of the generated plan",
+                "capabilities": [f"cap_{rng.randrange(50)}"],
+                "depends_on": [f"t{d}" for d in deps],
+                "needs": needs,
+            }
+        )
+    return {"plan_id": "bench-dag", "goal": "benchmark", "tasks": tasks}
+
+
+def chain(n: int) -> dict[str, Any]:
+    """Each task depends on the one before and needs its output."""
+    tasks = [
+        {
+            "id": f"t{i}",
+            "description": f"Step {i}",
+            "capabilities": [f"cap_{i % 50}"],
+            "depends_on": [f"t{i - 1}"] if i else [],
+            "needs": [{"name": "prev", "task": f"t{i - 1}"}] if i else [],
+        }
+        for i in range(n)
+    ]
+    return {"plan_id": "bench-chain", "goal": "benchmark", "tasks": tasks}
+
+
+def networkx_checks(doc: dict[str, Any], capabilities: set[str]) -> int:
+    """The same graph checks written the obvious way with networkx (the reference)."""
+    found = 0
+    tasks = doc["tasks"]
+    ids = [t["id"] for t in tasks]
+    found += len(ids) - len(set(ids))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(ids)
+    for t in tasks:
+        for d in t["depends_on"]:
+            if d == t["id"] or d not in graph:
+                found += 1
+            else:
+                graph.add_edge(d, t["id"])
+    cyclic = not nx.is_directed_acyclic_graph(graph)
+    found += cyclic
+    for t in tasks:
+        for need in t["needs"]:
+            if need["task"] not in graph or (
+                not cyclic and not nx.has_path(graph, need["task"], t["id"])
+            ):
+                found += 1
+        found += sum(c not in capabilities for c in t["capabilities"])
+        if graph.degree(t["id"]) == 0:
+            found += 1
+    if not cyclic:
+        reduced = nx.transitive_reduction(graph)
+        found += graph.number_of_edges() - reduced.number_of_edges()
+    return found
+
+
+def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """Smallest wall time of ``repeat`` runs (the least disturbed by other load)."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+@contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Raise TimeoutError in the block after ``seconds`` (the reference can take hours)."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def bench(name: str, text: str, repeat: int, with_networkx: bool, budget: int) -> None:
+    """Time one plan given as JSON text (the generator's objects are gone by now, so the
+    garbage collector does not rescan them during the timings)."""
+    gc.collect()
+    registry = Registry.from_data([f"cap_{i}" for i in range(50)])
+    floor, parsed = best_of(lambda: json.loads(text), repeat)
+
+    def ours() -> Any:
+        return check_plan(Plan.from_dict(parsed), registry=registry, expect=Expectations())
+
+    ours_t, report = best_of(ours, repeat)
+    print(f"\n{name}: {len(parsed['tasks']):,} tasks, {len(text) / 1e6:.1f} MB of JSON")
+    print(f"  parse floor (json.loads)      {floor:8.3f} s")
+    print(
+        f"  planeval model + all checks   {ours_t:8.3f} s   = {ours_t / floor:.2f}x the floor "
+        f"(target <= 3x)   violations: {len(report.violations):,}"
+    )
+    counts: dict[str, int] = {}
+    for v in report.violations:
+        counts[v.check] = counts.get(v.check, 0) + 1
+    print(f"  violations by check: {counts}")
+    if with_networkx:
+        start = time.perf_counter()
+        try:
+            with deadline(budget):
+                ref_found = networkx_checks(parsed, set(registry.names))
+        except TimeoutError:
+            ref_t = time.perf_counter() - start
+            print(
+                f"  networkx reference           >{ref_t:8.3f} s   (stopped at the {budget} s "
+                f"budget) planeval is >{ref_t / ours_t:.1f}x faster (target >= 2x)"
+            )
+            return
+        ref_t = time.perf_counter() - start
+        print(
+            f"  networkx reference            {ref_t:8.3f} s   planeval is {ref_t / ours_t:.1f}x "
+            f"faster (target >= 2x)   reference found: {ref_found:,}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tasks", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-networkx", action="store_true")
+    parser.add_argument("--budget", type=int, default=300, help="seconds for the reference")
+    args = parser.parse_args()
+    ref = not args.skip_networkx
+    bench("random DAG", json.dumps(random_dag(args.tasks)), args.repeat, ref, args.budget)
+    bench("chain", json.dumps(chain(args.tasks)), args.repeat, ref, args.budget)
+
+
+if __name__ == "__main__":
+    main()

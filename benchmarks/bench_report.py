@@ -1,0 +1,197 @@
+"""Benchmark: ``planeval report`` and ``planeval compare`` on a synthetic 200,000-row run.
+
+The run is 1,000 cases x 20 models x 10 samples (suite ``synthetic-bench``; every row is
+generated here, nothing is real). The reference is the time pandas takes just to read the same
+results.jsonl (``pd.read_json(path, lines=True)``). Targets: each command within 5x that
+time, and report.html under 10 MB.
+
+    python benchmarks/bench_report.py [--cases 1000 --models 20 --samples 10] [--keep DIR]
+
+The commands are timed as subprocesses (``python -m harness report ...``), so the figures
+include interpreter start-up and imports, as a user sees them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from harness.run import ResultRow, RunManifest
+
+CHECKS = (
+    "schema",
+    "unique_ids",
+    "deps_resolve",
+    "self_dependency",
+    "acyclic",
+    "needs_resolve",
+    "needs_earlier_output",
+    "task_count_band",
+    "known_capabilities",
+    "isolated_task",
+    "redundant_dependency",
+)
+
+
+def _plan(case: int, model: int, tasks: int) -> dict:
+    ids = [f"t{case}_{model}_{i}" for i in range(tasks)]
+    return {
+        "plan_id": f"bench-{case}-{model}",
+        "goal": f"Synthetic goal number {case}",
+        "tasks": [
+            {
+                "id": ids[i],
+                "description": f"Step {i} of case {case}",
+                "capabilities": [f"cap_{(case + i) % 17}"],
+                "depends_on": [ids[i - 1]] if i else [],
+                "needs": [{"name": "input", "task": ids[i - 1]}] if i else [],
+            }
+            for i in range(tasks)
+        ],
+    }
+
+
+def make_run(
+    run_dir: Path, cases: int, models: int, samples: int, skill_shift: float, seed: int
+) -> None:
+    rng = random.Random(seed)
+    run_dir.mkdir(parents=True)
+    counts: dict[str, int] = {}
+    model_ids = [f"model-{m:02d}" for m in range(models)]
+    with (run_dir / "results.jsonl").open("w", encoding="utf-8") as f:
+        for c in range(cases):
+            difficulty = rng.random()
+            for m, model in enumerate(model_ids):
+                skill = 0.35 + 0.6 * m / max(1, models - 1) + skill_shift
+                plan = _plan(c, m, 3 + (c + m) % 4)
+                for k in range(samples):
+                    u = rng.random()
+                    if u < 0.004:
+                        status = "missing"
+                    elif u < 0.006:
+                        status = "error"
+                    elif u < 0.03:
+                        status = "unparseable"
+                    else:
+                        status = "pass" if rng.random() < skill - 0.3 * difficulty else "fail"
+                    parsed = status in ("pass", "fail")
+                    checks = {x: "pass" for x in CHECKS} if parsed else {}
+                    violations = []
+                    if status == "fail":
+                        bad = CHECKS[(c + k) % 9]
+                        checks[bad] = "fail"
+                        violations = [
+                            {
+                                "check": bad,
+                                "severity": "error",
+                                "task": plan["tasks"][1]["id"],
+                                "path": "/tasks/1/depends_on/0",
+                                "message": f"synthetic {bad} violation",
+                            }
+                        ]
+                    row = ResultRow(
+                        suite="synthetic-bench",
+                        case=f"case-{c:04d}",
+                        model=model,
+                        sample=k,
+                        status=status,  # type: ignore[arg-type]
+                        checks=checks,
+                        violations=violations,
+                        task_count=len(plan["tasks"]) if parsed else None,
+                        latency_ms=round(rng.uniform(300, 4000), 1)
+                        if status != "missing"
+                        else None,
+                        tokens={"input": 900 + c % 50, "output": 200 + k} if parsed else None,
+                        tags=[f"tag-{c % 7}"],
+                        detail=None if parsed else f"{status}: synthetic",
+                        recording=f"plan_fixtures/synthetic-bench/{model}/case-{c:04d}/sample-{k}.json",
+                        plan=plan if parsed else None,
+                    )
+                    counts[status] = counts.get(status, 0) + 1
+                    f.write(json.dumps(row.to_dict()) + "\n")
+    manifest = RunManifest(
+        run_id=run_dir.name,
+        suite="synthetic-bench",
+        suite_path="evals/synthetic-bench.yaml",
+        prompt_hash="sha256:" + "0" * 64,
+        models=[{"id": m, "provider": "dataset", "model": m, "params": {}} for m in model_ids],
+        samples=samples,
+        record_mode="none",
+        harness_version="bench",
+        git_commit=None,
+        started_at="2026-01-01T00:00:00Z",
+        finished_at="2026-01-01T01:00:00Z",
+        counts=counts,
+    )
+    (run_dir / "run.json").write_text(json.dumps(manifest.to_dict()), encoding="utf-8")
+
+
+def _timed(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--cases", type=int, default=1000)
+    ap.add_argument("--models", type=int, default=20)
+    ap.add_argument("--samples", type=int, default=10)
+    ap.add_argument(
+        "--keep", type=Path, help="write the runs here and keep them (reused when already there)"
+    )
+    a = ap.parse_args()
+    root = a.keep or Path(tempfile.mkdtemp(prefix="planeval-bench-"))
+    try:
+        t = time.perf_counter()
+        if not (root / "cand" / "run.json").is_file():  # --keep DIR of an earlier run: reuse
+            shutil.rmtree(root / "base", ignore_errors=True)
+            shutil.rmtree(root / "cand", ignore_errors=True)
+            make_run(root / "base", a.cases, a.models, a.samples, 0.0, seed=1)
+            make_run(root / "cand", a.cases, a.models, a.samples, 0.02, seed=2)
+        rows = a.cases * a.models * a.samples
+        size = (root / "base" / "results.jsonl").stat().st_size
+        print(
+            f"2 runs of {rows:,} rows ({size / 1e6:.0f} MB each) ready "
+            f"in {time.perf_counter() - t:.1f}s"
+        )
+
+        t = time.perf_counter()
+        pd.read_json(root / "base" / "results.jsonl", lines=True)
+        ref = time.perf_counter() - t
+        print(f"pandas read_json(lines=True) of one results.jsonl: {ref:.2f}s")
+
+        py = [sys.executable, "-m", "harness"]
+        rep = _timed([*py, "report", str(root / "base")])
+        cmp_ = _timed([*py, "compare", str(root / "base"), str(root / "cand"), "--format", "json"])
+        html = (root / "base" / "report.html").stat().st_size
+        md = len((root / "base" / "summary.md").read_text(encoding="utf-8"))
+        print(f"planeval report:  {rep:.2f}s = {rep / ref:.2f}x the pandas read (target <= 5x)")
+        print(
+            f"planeval compare: {cmp_:.2f}s = {cmp_ / ref:.2f}x one pandas read, "
+            f"{cmp_ / (2 * ref):.2f}x reading both runs (target <= 5x)"
+        )
+        print(
+            f"report.html: {html / 1e6:.2f} MB (target < 10 MB); summary.md: {md:,} characters "
+            "(limit 60,000)"
+        )
+        ok = rep <= 5 * ref and cmp_ <= 5 * ref and html < 10_000_000 and md < 60_000
+        print("targets met" if ok else "TARGET MISSED")
+    finally:
+        if a.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

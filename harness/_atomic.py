@@ -1,0 +1,43 @@
+"""Atomic file writes: a reader sees the old file or the whole new one, never half of one.
+
+Every file planeval writes for others to read (recordings, reports, baselines) goes through
+here: written to a temp file in the same folder, flushed and fsync'd, given the usual
+permissions (mkstemp would leave it 0600), then renamed over the target. On any error,
+Ctrl+C included, the temp file is removed and the target is untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["atomic_path", "atomic_write_text"]
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """Yield a temp path beside ``path``; when the block succeeds it replaces ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        tmp.chmod(0o666 & ~mask)
+        yield tmp
+        with tmp.open("rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8", newline="\n")

@@ -1,0 +1,44 @@
+"""``planeval compare BASE CAND``: flips, per-check deltas and a paired significance test."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness._cli._output import fail_input, print_json
+from harness._errors import InputError
+
+
+def compare_command(
+    base: Annotated[Path, typer.Argument(help="The base run folder.")],
+    cand: Annotated[Path, typer.Argument(help="The candidate run folder.")],
+    fmt: Annotated[str, typer.Option("--format", help="text | markdown | json.")] = "text",
+    base_model: Annotated[
+        str | None, typer.Option("--base-model", help="Compare only this model of BASE.")
+    ] = None,
+    cand_model: Annotated[
+        str | None, typer.Option("--cand-model", help="...against this model of CAND.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+) -> None:
+    """Compare a candidate run with a base run of the same suite."""
+    if fmt not in ("text", "markdown", "json"):
+        fail_input(f"--format must be text, markdown or json, not {fmt!r}")
+    from harness.compare import compare_runs, comparison_to_dict, render_markdown, render_text
+    from harness.report import load_run
+
+    try:
+        b, c = load_run(base), load_run(cand)
+        result = compare_runs(b, c, base_model=base_model, cand_model=cand_model, seed=seed)
+    except InputError as exc:
+        fail_input(exc)
+    if fmt == "json":
+        print_json(comparison_to_dict(result))
+    else:
+        if fmt == "text":
+            for w in [*b.warnings, *c.warnings]:
+                typer.echo(f"planeval: warning: {w}", err=True)
+        sys.stdout.write(render_text(result) if fmt == "text" else render_markdown(result))

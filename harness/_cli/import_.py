@@ -1,0 +1,82 @@
+"""``planeval import worfbench|ruby-vcr``: public data and the gem's cassettes as suites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness._cli._output import fail_input
+
+app = typer.Typer(
+    name="import",
+    help="Turn public data or the agentic gem's cassettes into suites and recordings.",
+    no_args_is_help=True,
+)
+
+_ROOT = typer.Option(
+    Path("."), "--root", help="Project root: evals/ and plan_fixtures/ are written under it."
+)
+
+
+@app.command("worfbench")
+def worfbench_command(
+    file: Annotated[Path, typer.Argument(help="A WorfBench data file (JSON list of items).")],
+    suite: str | None = typer.Option(
+        None, "--suite", help="Suite name (default: worfbench-<file stem>)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="Import only the first N items."),
+    root: Path = _ROOT,
+) -> None:
+    """Import WorfBench gold workflows as a suite (model worfbench-gold)."""
+    from harness._errors import InputError
+    from harness.importers import import_worfbench
+
+    try:
+        result = import_worfbench(file, root=root, suite=suite, limit=limit)
+    except InputError as exc:
+        fail_input(exc)
+    except OSError as exc:  # nothing was written: the import undid its moves
+        fail_input(_unwritable(root, exc))
+    skipped = f" ({result.skipped} left out by --limit)" if result.skipped else ""
+    typer.echo(
+        f"imported {len(result.cases)} cases{skipped} into {result.suite_path} "
+        f"with recordings of {result.model} under "
+        f"{root / 'plan_fixtures' / result.suite}"
+    )
+
+
+@app.command("ruby-vcr")
+def ruby_vcr_command(
+    cassette: Annotated[Path, typer.Argument(help="A Ruby VCR cassette (http_interactions:).")],
+    suite: str | None = typer.Option(
+        None, "--suite", help="Suite name (default: the cassette file stem)."
+    ),
+    case: str | None = typer.Option(None, "--case", help="Case id (default: the goal as a slug)."),
+    description: str | None = typer.Option(None, "--description", help="Suite description."),
+    root: Path = _ROOT,
+) -> None:
+    """Import a Ruby VCR cassette's planner answer as a suite and a recording."""
+    from harness._errors import InputError
+    from harness.importers import import_ruby_vcr
+
+    try:
+        result = import_ruby_vcr(
+            cassette, root=root, suite=suite, case=case, description=description
+        )
+    except InputError as exc:
+        fail_input(exc)
+    except OSError as exc:
+        fail_input(_unwritable(root, exc))
+    typer.echo(
+        f"imported {len(result.recordings)} recording(s) of {result.model} for case(s) "
+        f"{', '.join(result.cases)} into {result.suite_path}"
+    )
+
+
+def _unwritable(root: Path, exc: OSError) -> str:
+    return (
+        f"{root}: cannot write the import ({exc.strerror or exc}); nothing was written. "
+        "Check that --root is a writable folder with free space"
+    )

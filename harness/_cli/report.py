@@ -1,0 +1,68 @@
+"""``planeval report RUN``: summary.md, report.html, junit.xml and results.csv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from harness._cli._output import fail_input, print_json
+from harness._errors import InputError
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe scalar: numpy numbers as Python numbers, NaN as null."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return None if isinstance(value, float) and value != value else value
+
+
+def report_command(
+    run: Annotated[Path, typer.Argument(help="The run folder (reports/runs/<run-id>).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the files here instead of the run folder.")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text | json: what to print.")] = "text",
+) -> None:
+    """Write summary.md, report.html, junit.xml and results.csv into the run folder."""
+    if fmt not in ("text", "json"):
+        fail_input(f"--format must be text or json, not {fmt!r}")
+    from harness.report import load_run, write_report
+
+    try:
+        loaded = load_run(run)
+        for warning in loaded.warnings:
+            typer.echo(f"planeval: warning: {warning}", err=True)
+        files = write_report(loaded, out)
+    except InputError as exc:
+        fail_input(exc)
+    total = files.summary.total
+    paths = {
+        "summary_md": str(files.summary_md),
+        "report_html": str(files.report_html),
+        "junit_xml": str(files.junit_xml),
+        "results_csv": str(files.results_csv),
+    }
+    if fmt == "json":
+        print_json(
+            {
+                "run": str(loaded.run_dir),
+                "suite": loaded.suite,
+                "totals": {k: _plain(v) for k, v in total.items()},
+                "models": [
+                    {"model": str(model), **{k: _plain(v) for k, v in row.items()}}
+                    for model, row in files.summary.models.iterrows()
+                ],
+                "files": paths,
+                "warnings": loaded.warnings,
+            }
+        )
+        return
+    rate = f"{100 * total['rate']:.1f}%" if total["counted"] else "no counted results"
+    typer.echo(
+        f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass ({rate}); "
+        f"not counted: {total['missing']} missing, {total['stale']} stale, {total['error']} error"
+    )
+    for path in paths.values():
+        typer.echo(f"wrote {path}")

@@ -1,0 +1,242 @@
+"""``planeval run SUITE...``: replay (or record) every case x model x sample and report."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from harness._cli._exit import ExitCode
+from harness._cli._output import fail_input, say_error
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.run import ResultRow, RunResult
+
+_SHOWN = 10
+_SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
+
+
+def run_command(
+    suites: list[Path] = typer.Argument(
+        ..., help="Suite files (evals/<suite>.yaml), or folders of them.", show_default=False
+    ),
+    live: bool = typer.Option(
+        False, "--live", help="Call the planners and re-record everything (same as LIVE_EVALS=1)."
+    ),
+    model: list[str] = typer.Option(
+        [], "--model", "-m", help="Run only this model id (repeatable).", show_default=False
+    ),
+    samples: int | None = typer.Option(None, "--samples", help="Samples per case and model."),
+    record_mode: str | None = typer.Option(
+        None, "--record-mode", help="none (default: replay only) | once | new_episodes | all."
+    ),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Planner calls in flight."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several)."
+    ),
+    fixtures: Path | None = typer.Option(
+        None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
+    ),
+) -> None:
+    """Evaluate suites: replay recorded planner answers (default) or record them live.
+
+    Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
+    4 infrastructure errors, 130 interrupted.
+    """
+    from rich.console import Console
+
+    from harness._errors import InputError
+    from harness.run import RunInterrupted, live_record_mode, run_suite
+    from harness.suite import load_suite
+
+    mode = live_record_mode(live, record_mode, os.environ)
+    # Logs (CI) are not terminals: give tables room instead of rich's 80-column default.
+    stdout = Console(width=None if sys.stdout.isatty() else 160)
+    stderr = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+    try:
+        paths = _suite_files(suites)
+        loaded = [load_suite(path) for path in paths]
+    except InputError as exc:
+        fail_input(exc)
+    worst = 0
+    results: list[RunResult] = []
+    for path, suite in zip(paths, loaded, strict=True):
+        target = out / suite.name if out is not None and len(loaded) > 1 else out
+        try:
+            total = len(model or suite.models) * len(suite.cases) * (samples or suite.samples)
+            with _progress(stderr, enabled=mode != "none", total=total) as advance:
+                result = run_suite(
+                    suite,
+                    models=model or None,
+                    samples=samples,
+                    record_mode=mode,
+                    concurrency=concurrency,
+                    out=target,
+                    progress=advance,
+                    fixtures=fixtures,
+                )
+        except InputError as exc:
+            fail_input(exc)
+        except RunInterrupted as stop:
+            kept = stop.result
+            total = kept.manifest.samples * len(kept.manifest.models) * len(suite.cases)
+            say_error(
+                f"interrupted: {len(kept.rows)} of {total} rows kept in {kept.run_dir} "
+                "(run.json marks the run interrupted)"
+            )
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
+        _report(stderr, result, str(path), fixtures)
+        results.append(result)
+        worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
+    _print_table(stdout, results)
+    raise typer.Exit(worst)
+
+
+def _suite_files(args: list[Path]) -> list[Path]:
+    """The suite files named, with each folder replaced by the ``*.yaml`` files in it."""
+    from harness._errors import SuiteError
+
+    files: list[Path] = []
+    for arg in args:
+        if arg.is_dir():
+            found = sorted([*arg.glob("*.yaml"), *arg.glob("*.yml")])
+            if not found:
+                raise SuiteError("the folder holds no suite files (*.yaml)", source=str(arg))
+            files.extend(found)
+        else:
+            files.append(arg)
+    return files
+
+
+@contextmanager
+def _progress(
+    console: Console, *, enabled: bool, total: int
+) -> Iterator[Callable[[ResultRow], None] | None]:
+    """A rich progress bar on stderr while a live run is under way; nothing for replay."""
+    if not (enabled and console.is_terminal):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("planning", total=total)
+
+        def advance(row: ResultRow) -> None:
+            bar.update(task, advance=1, description=f"{row.model} {row.case}")
+
+        yield advance
+
+
+def _print_table(console: Console, results: list[RunResult]) -> None:
+    """One table for every suite and model: pass rate with its Wilson 95% interval."""
+    from rich.table import Table
+
+    from harness.run import summarize
+    from harness.stats import wilson_interval
+
+    mode = results[0].manifest.record_mode if results else "none"
+    table = Table(title=f"pass rate per suite and model ({mode} mode)")
+    columns = (
+        "suite",
+        "model",
+        "pass rate",
+        "95% CI",
+        "parse rate",
+        "pass",
+        "fail",
+        "unparseable",
+        "missing",
+        "stale",
+        "error",
+    )
+    for name in columns:
+        table.add_column(
+            name, justify="left" if name in ("suite", "model") else "right", no_wrap=True
+        )
+    for result in results:
+        manifest = result.manifest
+        for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
+            c = summary.counts
+            counted = c["pass"] + c["fail"] + c["unparseable"]
+            low, high = wilson_interval(c["pass"], counted) if counted else (None, None)
+            table.add_row(
+                manifest.suite,
+                summary.model,
+                _pct(summary.pass_rate),
+                "-" if low is None else f"{_pct(low)}-{_pct(high)}",
+                _pct(summary.parse_rate),
+                *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
+            )
+    console.print(table)
+
+
+def _report(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
+    """What a person must know about one suite's run, on stderr: where, and what went wrong."""
+    stderr.print(
+        f"{result.manifest.suite}: {result.run_dir / 'results.jsonl'}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    for notice in result.notices:
+        say_error(f"note: {notice}")
+    errors = result.rows_with("error")
+    if errors:
+        say_error(f"{len(errors)} sample(s) failed with infrastructure errors (not plan failures):")
+        for row in errors[:_SHOWN]:
+            stderr.print(
+                f"  {row.case} ({row.model}, sample {row.sample}): {row.detail}",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+        _more(stderr, len(errors))
+    pending = result.rows_with("missing", "stale")
+    if pending:
+        missing = sum(r.status == "missing" for r in pending)
+        say_error(
+            f"{missing} sample(s) have no recording and {len(pending) - missing} are stale "
+            "(recorded under another prompt or request):"
+        )
+        for row in pending[:_SHOWN]:
+            stderr.print(
+                f"  {row.status}: {row.case} ({row.model}, sample {row.sample})",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+        _more(stderr, len(pending))
+        command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
+        if "--model" in command:
+            stderr.print(
+                f"re-record them with: {command}", highlight=False, markup=False, soft_wrap=True
+            )
+        else:
+            stderr.print(
+                "they belong to dataset models, which cannot be re-recorded",
+                highlight=False,
+                markup=False,
+            )
+
+
+def _more(console: Console, total: int) -> None:
+    if total > _SHOWN:
+        console.print(f"  … and {total - _SHOWN} more (see results.jsonl)", highlight=False)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"

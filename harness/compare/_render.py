@@ -1,0 +1,167 @@
+"""Comparison output: plain text, markdown and JSON."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from harness.compare._compare import Comparison, Flip, PairedTest
+from harness.report._format import md_cell, pct
+
+__all__ = ["comparison_to_dict", "render_markdown", "render_text"]
+
+LIST_LIMIT = 30
+"""Flips and one-sided items shown in text and markdown (JSON has them all)."""
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else round(float(x), 6)
+
+
+def _points(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x * 100:+.1f} pts"
+
+
+def comparison_to_dict(c: Comparison) -> dict[str, Any]:
+    """The comparison as the stable JSON document of ``--format json``."""
+    return {
+        "suite": c.base.suite,
+        "base": {"run": str(c.base.run_dir), "run_id": c.base.manifest.run_id},
+        "cand": {"run": str(c.cand.run_dir), "run_id": c.cand.manifest.run_id},
+        "pairs": [{"base_model": b, "cand_model": m} for b, m in c.pairs],
+        "overall": c.overall.to_dict(),
+        "per_model": {k: t.to_dict() for k, t in c.per_model.items()},
+        "flips": {
+            "pass_to_fail": [_flip(f) for f in c.to_fail],
+            "fail_to_pass": [_flip(f) for f in c.to_pass],
+        },
+        "check_deltas": [
+            {
+                "check": r["check"],
+                "model": r["model"],
+                "base_failure_rate": _num(r["base_rate"]),
+                "cand_failure_rate": _num(r["cand_rate"]),
+                "delta": _num(r["delta"]),
+                "base_n": int(r["base_n"]),
+                "cand_n": int(r["cand_n"]),
+            }
+            for r in c.check_deltas.to_dict("records")
+        ],
+        "only_in_base": [{"model": m, "case": k} for m, k in c.only_in_base],
+        "only_in_cand": [{"model": m, "case": k} for m, k in c.only_in_cand],
+        "unpaired_models": c.unpaired_models,
+        "warnings": [*c.base.warnings, *c.cand.warnings],
+    }
+
+
+def _flip(f: Flip) -> dict[str, str]:
+    return {"model": f.model, "case": f.case, "base": f.base, "cand": f.cand}
+
+
+def _test_line(name: str, t: PairedTest) -> str:
+    if t.n == 0:
+        return f"{name}: {t.verdict_text}"
+    extra = (
+        f"; {t.pass_to_fail} pass->fail, {t.fail_to_pass} fail->pass"
+        if t.method == "mcnemar-exact"
+        else ""
+    )
+    return (
+        f"{name}: {pct(t.base_rate)} -> {pct(t.cand_rate)} ({_points(t.difference)}, "
+        f"95% CI {_points(t.low)} to {_points(t.high)}, p={t.p_value:.3g}, {t.method}{extra})"
+        f" => {t.verdict_text}"
+    )
+
+
+def _top_deltas(c: Comparison, limit: int) -> list[dict[str, Any]]:
+    d = c.check_deltas.dropna(subset=["delta"])
+    d = d[d["delta"] != 0]
+    d = d.reindex(d["delta"].abs().sort_values(ascending=False).index)
+    return list(d.head(limit).to_dict("records"))
+
+
+def render_text(c: Comparison) -> str:
+    """The comparison as plain text for a terminal."""
+    lines = [f"suite {c.base.suite}: {c.base.manifest.run_id} (base) vs {c.cand.manifest.run_id}"]
+    lines += [f"warning: {w}" for w in [*c.base.warnings, *c.cand.warnings]]
+    for key, t in c.per_model.items():
+        if len(c.per_model) > 1:
+            lines.append(_test_line(f"  {key}", t))
+    lines += _lists(c, "", lambda f: f"  {f.model} / {f.case}: {f.base} -> {f.cand}")
+    deltas = _top_deltas(c, 15)
+    if deltas:
+        lines.append("check failure-rate changes (largest first):")
+        for r in deltas:
+            lines.append(
+                f"  {r['check']} [{r['model']}]: {pct(r['base_rate'])} -> {pct(r['cand_rate'])} "
+                f"({_points(r['delta'])})"
+            )
+    lines.append(_test_line("overall", c.overall))
+    return "\n".join(lines) + "\n"
+
+
+def _lists(c: Comparison, heading: str, fmt: Any) -> list[str]:
+    out: list[str] = []
+    groups: list[tuple[str, list[Any]]] = [
+        ("pass -> fail", c.to_fail),
+        ("fail -> pass", c.to_pass),
+    ]
+    for title, flips in groups:
+        if flips:
+            out.append(f"{heading}{title} ({len(flips)}):")
+            out += [fmt(f) for f in flips[:LIST_LIMIT]]
+            if len(flips) > LIST_LIMIT:
+                out.append(f"  …and {len(flips) - LIST_LIMIT} more (see --format json)")
+    for title, items in (("only in base", c.only_in_base), ("only in candidate", c.only_in_cand)):
+        if items:
+            shown = ", ".join(f"{m}/{k}" for m, k in items[:LIST_LIMIT])
+            more = f" …and {len(items) - LIST_LIMIT} more" if len(items) > LIST_LIMIT else ""
+            out.append(f"{heading}{title}, not compared ({len(items)}): {shown}{more}")
+    for side, models in c.unpaired_models.items():
+        if models:
+            out.append(f"{heading}models only in {side}, not compared: {', '.join(models)}")
+    return out
+
+
+def render_markdown(c: Comparison) -> str:
+    """The comparison as markdown (for a pull-request comment)."""
+    o = c.overall
+    lines = [
+        f"## planeval compare: `{md_cell(c.base.suite)}`",
+        "",
+        f"Base `{md_cell(c.base.manifest.run_id)}` vs candidate "
+        f"`{md_cell(c.cand.manifest.run_id)}`: **{md_cell(o.verdict_text, 200)}**",
+        "",
+    ]
+    lines += [f"> **Warning:** {md_cell(w, 300)}" for w in [*c.base.warnings, *c.cand.warnings]]
+    lines += [
+        "| model | base | candidate | difference | 95% CI | p | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows = list(c.per_model.items()) if len(c.per_model) > 1 else []
+    for key, t in [*rows, ("**overall**", o)]:
+        lines.append(
+            f"| {md_cell(key, 60)} | {pct(t.base_rate)} | {pct(t.cand_rate)} | "
+            f"{_points(t.difference)} | {_points(t.low)} to {_points(t.high)} | "
+            f"{t.p_value:.3g} | {md_cell(t.verdict_text, 120)} |"
+        )
+    lines += ["", f"Test: {o.method} over {o.n} paired case x model items; 5% level.", ""]
+    lists = _lists(
+        c, "", lambda f: f"  - `{md_cell(f.model)}` / `{md_cell(f.case)}`: {f.base} -> {f.cand}"
+    )
+    if lists:
+        lines += ["### Changes", "", *[x if x.startswith("  ") else f"- {x}" for x in lists], ""]
+    deltas = _top_deltas(c, 15)
+    if deltas:
+        lines += [
+            "### Check failure rates",
+            "",
+            "| check | model | base | candidate | change |",
+            "|---|---|---|---|---|",
+        ]
+        for r in deltas:
+            lines.append(
+                f"| `{md_cell(r['check'])}` | `{md_cell(r['model'])}` | {pct(r['base_rate'])} | "
+                f"{pct(r['cand_rate'])} | {_points(r['delta'])} |"
+            )
+    return "\n".join(lines) + "\n"

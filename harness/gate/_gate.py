@@ -1,0 +1,268 @@
+"""The CI gate: a run judged against thresholds and a committed baseline.
+
+Every rule is evaluated and printed; the exit code is decided by the first failing rule in
+this order: missing or stale recordings (3), infrastructure errors over tolerance (4), then
+the quality rules (1). Nothing sensible can be judged on an incomplete run, so data problems
+come first.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness._errors import InputError
+from harness.gate._baseline import Baseline
+from harness.report import LoadedRun, Summary, rerecord_hint, summarize
+
+__all__ = ["GateConfigError", "GateResult", "RuleResult", "run_gate", "validate_options"]
+
+
+class GateConfigError(InputError):
+    """Gate options that make no sense (a threshold outside [0, 1], a rule with no baseline)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleResult:
+    """One rule's verdict."""
+
+    rule: str
+    """The rule (its option name without dashes, or ``recordings``)."""
+    ok: bool
+    """True when the rule holds."""
+    exit_code: int
+    """The exit code this rule gives when it fails."""
+    message: str
+    """What was measured against what, and by how much it passed or failed."""
+    details: list[str] = field(default_factory=list)
+    """Items behind a failure (models, cases), worst first."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule as JSON."""
+        return {
+            "rule": self.rule,
+            "ok": self.ok,
+            "exit_code": self.exit_code,
+            "message": self.message,
+            "details": self.details,
+        }
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """All rules and the decision."""
+
+    rules: list[RuleResult]
+    """Every rule evaluated, in precedence order."""
+
+    @property
+    def decided_by(self) -> RuleResult | None:
+        """The first failing rule (by precedence), or None when every rule holds."""
+        return next((r for r in self.rules if not r.ok), None)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every rule holds, else the deciding rule's code."""
+        d = self.decided_by
+        return 0 if d is None else d.exit_code
+
+
+def _pts(x: float) -> str:
+    return f"{abs(x) * 100:.1f} points"
+
+
+def _check_fraction(name: str, value: float | None) -> None:
+    if value is not None and (math.isnan(value) or not 0.0 <= value <= 1.0):
+        raise GateConfigError(
+            f"{name} must be a fraction between 0 and 1, got {value:g}",
+            hint=f"e.g. {name} 0.8 for 80%",
+        )
+
+
+def validate_options(
+    min_pass_rate: float | None, max_drop: float | None, max_infra_errors: int, max_missing: int = 0
+) -> None:
+    """Refuse thresholds outside [0, 1] and a negative tolerance (GateConfigError)."""
+    _check_fraction("--min-pass-rate", min_pass_rate)
+    _check_fraction("--max-drop", max_drop)
+    if max_infra_errors < 0:
+        raise GateConfigError(f"--max-infra-errors must be 0 or more, got {max_infra_errors}")
+    if max_missing < 0:
+        raise GateConfigError(f"--max-missing must be 0 or more, got {max_missing}")
+
+
+def _recordings(s: Summary, tolerance: int) -> RuleResult:
+    nc = s.not_counted
+    bad = nc[nc["status"].isin(("missing", "stale"))]
+    n = len(bad)
+    allowed = "none tolerated" if tolerance == 0 else f"tolerance {tolerance}"
+    if n <= tolerance:
+        what = "no missing or stale recordings" if n == 0 else f"{n} missing or stale recordings"
+        return RuleResult("recordings", True, 3, f"{what} ({allowed})")
+    counts = bad["status"].value_counts()
+    details = [
+        f"{r.model} / {r.case} / sample {r.sample}: {r.status}" for r in bad.head(20).itertuples()
+    ]
+    over = f", over by {n - tolerance}" if tolerance else ""
+    return RuleResult(
+        "recordings",
+        False,
+        3,
+        f"{int(counts.get('missing', 0))} missing and {int(counts.get('stale', 0))} stale "
+        f"recordings ({allowed}{over}); " + rerecord_hint(s.run.manifest, bad["model"].astype(str)),
+        details,
+    )
+
+
+def _infra(s: Summary, tolerance: int) -> RuleResult:
+    n = int(s.total["error"])
+    ok = n <= tolerance
+    nc = s.not_counted
+    details = [
+        f"{r.model} / {r.case} / sample {r.sample}: {r.detail or 'error'}"
+        for r in nc[nc["status"] == "error"].head(20).itertuples()
+    ]
+    verb = "within" if ok else "over"
+    return RuleResult(
+        "max-infra-errors",
+        ok,
+        4,
+        f"{n} infrastructure error row(s), {verb} the tolerance of {tolerance}"
+        + ("" if ok else f" (by {n - tolerance})"),
+        [] if ok else details,
+    )
+
+
+def _min_rate(s: Summary, threshold: float) -> RuleResult:
+    m = s.models[s.models["counted"] > 0]
+    if m.empty:
+        return RuleResult("min-pass-rate", False, 1, "no model has a counted result to judge")
+    worst = m.sort_values("rate").iloc[0]
+    name = str(m.sort_values("rate").index[0])
+    below = m[m["rate"] < threshold].sort_values("rate")
+    details = [
+        f"{model}: {r['rate'] * 100:.1f}% (95% CI {r['low'] * 100:.1f}–{r['high'] * 100:.1f}%), "
+        f"short by {_pts(threshold - r['rate'])}"
+        for model, r in below.iterrows()
+    ]
+    margin = float(worst["rate"]) - threshold
+    if below.empty:
+        msg = (
+            f"lowest pass rate {worst['rate'] * 100:.1f}% ({name}) >= {threshold * 100:.1f}% "
+            f"(margin {_pts(margin)})"
+        )
+        return RuleResult("min-pass-rate", True, 1, msg)
+    msg = (
+        f"{len(below)} model(s) below {threshold * 100:.1f}%; worst {name} at "
+        f"{worst['rate'] * 100:.1f}%, short by {_pts(margin)}"
+    )
+    return RuleResult("min-pass-rate", False, 1, msg, details)
+
+
+def _shared_rates(s: Summary, base: Baseline, model: str) -> tuple[float, float, int]:
+    bc = base.cases(model)
+    cases = s.cases.xs(model, level="model")
+    cases = cases[(cases["counted"] > 0) & cases.index.isin(list(bc))]
+    if cases.empty:
+        return math.nan, math.nan, 0
+    b_pass = sum(bc[c][0] for c in cases.index)
+    b_count = sum(bc[c][1] for c in cases.index)
+    return b_pass / b_count, float(cases["passed"].sum() / cases["counted"].sum()), len(cases)
+
+
+def _max_drop(s: Summary, base: Baseline, limit: float) -> RuleResult:
+    rows = []
+    for model in s.models.index:
+        if str(model) not in base.models:
+            continue
+        b, r, n = _shared_rates(s, base, str(model))
+        if n:
+            rows.append((b - r, str(model), b, r, n))
+    if not rows:
+        return RuleResult(
+            "max-drop", False, 1, "no model and case shared with the baseline: nothing to compare"
+        )
+    rows.sort(reverse=True)
+    drop, model, b, r, n = rows[0]
+    over = [x for x in rows if x[0] > limit + 1e-12]
+    details = [
+        f"{m}: {bb * 100:.1f}% -> {rr * 100:.1f}% on {nn} shared cases (drop {_pts(d)})"
+        for d, m, bb, rr, nn in over
+    ]
+    head = f"{model}: {b * 100:.1f}% -> {r * 100:.1f}% on {n} shared cases"
+    if not over:
+        word = "drop" if drop > 0 else "rise"
+        return RuleResult(
+            "max-drop",
+            True,
+            1,
+            f"largest {word} {_pts(drop)} ({head}) within {_pts(limit)} "
+            f"(margin {_pts(limit - drop)})",
+        )
+    return RuleResult(
+        "max-drop",
+        False,
+        1,
+        f"{head}: a drop of {_pts(drop)}, over the allowed {_pts(limit)} by {_pts(drop - limit)}",
+        details,
+    )
+
+
+def _new_failures(s: Summary, base: Baseline) -> RuleResult:
+    new = []
+    for (case, model), r in s.cases.iterrows():
+        bc = base.cases(str(model)).get(str(case))
+        if bc and bc[0] == bc[1] and r["counted"] > 0 and r["passed"] < r["counted"]:
+            new.append(
+                f"{model} / {case}: {bc[0]}/{bc[1]} -> {int(r['passed'])}/{int(r['counted'])}"
+            )
+    if not new:
+        return RuleResult("no-new-failures", True, 1, "no case that passes in the baseline fails")
+    return RuleResult(
+        "no-new-failures",
+        False,
+        1,
+        f"{len(new)} case(s) pass in the baseline and fail now (first: {new[0]})",
+        new[:50],
+    )
+
+
+def run_gate(
+    run: LoadedRun,
+    *,
+    min_pass_rate: float | None = None,
+    max_drop: float | None = None,
+    no_new_failures: bool = False,
+    max_infra_errors: int = 0,
+    max_missing: int = 0,
+    baseline: Baseline | None = None,
+) -> GateResult:
+    """Judge a run.
+
+    Raises:
+        GateConfigError: a threshold outside [0, 1], a negative tolerance, a baseline rule
+            without a baseline, or a baseline of another suite.
+    """
+    validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
+    needs_base = max_drop is not None or no_new_failures
+    if needs_base and baseline is None:
+        raise GateConfigError(
+            "--max-drop and --no-new-failures need a baseline",
+            hint="write one with `planeval baseline RUN` or pass --baseline PATH",
+        )
+    if baseline is not None and needs_base and baseline.suite != run.suite:
+        raise GateConfigError(
+            f"the baseline is of suite {baseline.suite!r}, the run of {run.suite!r}",
+            source=baseline.path,
+            hint="pass the baseline of this suite with --baseline",
+        )
+    s = summarize(run)
+    rules = [_recordings(s, max_missing), _infra(s, max_infra_errors)]
+    if min_pass_rate is not None:
+        rules.append(_min_rate(s, min_pass_rate))
+    if max_drop is not None and baseline is not None:
+        rules.append(_max_drop(s, baseline, max_drop))
+    if no_new_failures and baseline is not None:
+        rules.append(_new_failures(s, baseline))
+    return GateResult(rules)

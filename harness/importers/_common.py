@@ -1,0 +1,91 @@
+"""What the importers share: the result record, name rules and YAML output."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness._errors import InputError
+
+__all__ = ["NAME_PATTERN", "ImportResult", "check_name", "dump_yaml", "slug", "utc_now"]
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
+"""Suite, model and case ids become file names: nothing else is allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import wrote."""
+
+    suite: str
+    """The suite name."""
+    suite_path: Path
+    """The suite file written (``evals/<suite>.yaml``)."""
+    model: str
+    """The model id the recordings belong to."""
+    cases: tuple[str, ...]
+    """The case ids imported, in file order."""
+    recordings: tuple[Path, ...]
+    """The response files written."""
+    files: tuple[Path, ...]
+    """Every file written (suite, prompt, registry, recordings, license note)."""
+    skipped: int = 0
+    """Items left out by ``--limit``."""
+
+
+def check_name(value: str, *, what: str, source: str | None = None) -> str:
+    """Return ``value`` if it can be a file name, else raise an ``InputError``."""
+    if not NAME_PATTERN.fullmatch(value) or value in (".", ".."):
+        raise InputError(
+            f"{what} {value!r} is not usable as a file name",
+            source=source,
+            hint="use only letters, digits, '.', '_' and '-'",
+        )
+    return value
+
+
+def slug(text: str, *, limit: int = 60) -> str:
+    """A file-name-safe, lower-case id made from free text (``Create a Ruby agent`` ->
+    ``create-a-ruby-agent``)."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    cut = words[:limit].rstrip("-")
+    return cut or "case"
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with a ``Z`` suffix, to the second."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, multi-line strings as ``|`` blocks: suites stay readable in review."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        """Never write ``&id001`` anchors: every case spells out its own tags."""
+        return True
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None  # the emitter falls back to quotes when it must
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML text for a suite or registry: keys in the given order, Unicode kept, no wrapping."""
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100_000,
+        indent=2,
+        default_flow_style=None,
+    )

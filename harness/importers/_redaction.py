@@ -1,0 +1,63 @@
+"""Credentials in a cassette, found so that none of them is ever written to disk.
+
+The importers write only what they choose (a planner's answer, its model and parameters, the
+prompt), never headers. These helpers are the second line of defence: every value of a
+credential-bearing header or key-like query parameter is collected and redacted from the text
+about to be written, should it appear there (a planner echoing its key, an organization id in
+a prompt).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["REDACTED", "SECRET_HEADERS", "redact", "secrets_of"]
+
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
+     "openai-organization", "openai-project", "anthropic-organization-id"}
+)  # fmt: skip
+"""Headers whose values are credentials or identify an account."""
+_SECRET_QUERY = re.compile(r"key|token|secret|password|sig", re.IGNORECASE)
+REDACTED = "<REDACTED>"
+
+
+def secrets_of(interactions: list[dict[str, Any]]) -> set[str]:
+    """Every credential-looking value in the cassette (header values, key-like query params)."""
+    found: set[str] = set()
+    for interaction in interactions:
+        for part in (interaction.get("request") or {}, interaction.get("response") or {}):
+            for key, value in (part.get("headers") or {}).items():
+                header = str(key).lower()
+                if header in SECRET_HEADERS:
+                    for item in value if isinstance(value, list) else [value]:
+                        found.update(_values(header, str(item)))
+        uri = str((interaction.get("request") or {}).get("uri", ""))
+        for key, value in parse_qsl(urlsplit(uri).query):
+            if _SECRET_QUERY.search(key):
+                found.add(value)
+    return {s for s in found if len(s) >= 8}
+
+
+def _values(header: str, value: str) -> list[str]:
+    """The secret parts of a header value: the token after ``Bearer``, the cookie values (not
+    cookie attributes such as ``path`` or ``expires``), else the whole value."""
+    value = value.strip()
+    if header.endswith("authorization"):
+        return [value, value.split(None, 1)[-1]]
+    if header == "cookie":
+        pairs = [p.strip() for p in value.split(";")]
+    elif header == "set-cookie":
+        pairs = [value.split(";", 1)[0].strip()]
+    else:
+        return [value]
+    return [v for pair in pairs for v in (pair, pair.partition("=")[2]) if v]
+
+
+def redact(text: str, secrets: set[str]) -> str:
+    """``text`` with every secret (longest first) replaced by ``<REDACTED>``."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text

@@ -1,0 +1,114 @@
+"""All-or-nothing writes for importers: an import either lands completely or leaves no trace.
+
+Every file is first written into a hidden staging folder inside the project root (so the final
+moves are renames on one filesystem), then moved into place. Folders registered with
+``replace_tree`` are swapped as a whole, so a re-import never leaves recordings of cases that
+the new suite no longer has. If anything fails (including Ctrl+C) before the last move, the
+moves already made are undone and earlier files are put back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+__all__ = ["StagedFiles"]
+
+
+class StagedFiles:
+    """Files to write under a root, committed together."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[PurePosixPath, str] = {}
+        self._trees: list[PurePosixPath] = []
+
+    def add(self, relpath: str, text: str) -> None:
+        """Stage ``text`` for ``root/relpath`` (a POSIX-style relative path)."""
+        rel = PurePosixPath(relpath)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"staged path must stay inside the root: {relpath!r}")
+        self._files[rel] = text
+
+    def replace_tree(self, relpath: str) -> None:
+        """Replace the folder ``root/relpath`` as a whole with the staged files under it."""
+        self._trees.append(PurePosixPath(relpath))
+
+    @property
+    def paths(self) -> list[Path]:
+        """Where the staged files will land, in the order they were added."""
+        return [self.root.joinpath(*rel.parts) for rel in self._files]
+
+    def commit(self) -> list[Path]:
+        """Write every staged file, or none of them.
+
+        Returns:
+            The paths written.
+        """
+        created_dirs = _make_dirs(self.root)
+        staging = Path(tempfile.mkdtemp(prefix=".planeval-import-", dir=self.root))
+        moved: list[tuple[Path, Path | None]] = []  # (target, backup or None)
+        try:
+            new, old = staging / "new", staging / "old"
+            for rel, text in self._files.items():
+                path = new.joinpath(*rel.parts)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(text)
+            for rel in self._units():
+                target = self.root.joinpath(*rel.parts)
+                created_dirs += _make_dirs(target.parent)
+                backup: Path | None = None
+                if target.exists() or target.is_symlink():
+                    backup = old.joinpath(*rel.parts)
+                    backup.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(target, backup)
+                moved.append((target, backup))
+                os.replace(new.joinpath(*rel.parts), target)
+        except BaseException:
+            _undo(moved)
+            shutil.rmtree(staging, ignore_errors=True)
+            _remove_empty(created_dirs)
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
+        return self.paths
+
+    def _units(self) -> list[PurePosixPath]:
+        """What is moved into place: each replaced tree, then each file outside the trees."""
+        units = [t for t in self._trees if any(_under(f, t) for f in self._files)]
+        units += [f for f in self._files if not any(_under(f, t) for t in self._trees)]
+        return units
+
+
+def _under(path: PurePosixPath, tree: PurePosixPath) -> bool:
+    return path.parts[: len(tree.parts)] == tree.parts
+
+
+def _make_dirs(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those created, outermost first."""
+    missing: list[Path] = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return list(reversed(missing))
+
+
+def _undo(moved: list[tuple[Path, Path | None]]) -> None:
+    for target, backup in reversed(moved):
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
+        if backup is not None:
+            os.replace(backup, target)
+
+
+def _remove_empty(created_dirs: list[Path]) -> None:
+    for folder in reversed(created_dirs):
+        with contextlib.suppress(OSError):
+            folder.rmdir()

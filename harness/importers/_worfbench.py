@@ -1,0 +1,353 @@
+"""``planeval import worfbench``: a WorfBench gold-workflow file as a suite with recordings.
+
+A WorfBench data file is a JSON list of items ``{"id", "source", "conversations": [system,
+user, assistant]}``. Each item becomes a case: the user turn's task text is the goal, and the
+assistant turn (the gold ``Node:`` / ``Edge:`` workflow) is recorded as the answer of the
+pseudo-model ``worfbench-gold`` (provider ``dataset``). The planner system prompt, which is the
+same for every item of a domain, becomes the suite's prompt template.
+
+Each item carries its own tool list after the task. A suite has one registry, so the importer
+takes the union of the items' lists:
+
+* ``api_list:`` / ``The api list ...`` / ``The tool list ...`` (toolbench, toolalpaca,
+  seal_tools): one capability per tool name;
+* ``The database tables ...`` (intercodesql): one capability per table, its fields in the
+  description;
+* ``The action list ...`` (wikihow): no registry. The actions are free-text steps, thousands of
+  them and different for every task, not named capabilities a plan could refer to.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness._errors import InputError
+from harness.importers._common import ImportResult, check_name, dump_yaml, utc_now
+from harness.importers._staging import StagedFiles
+from harness.recording import Provenance, ResponseFile, prompt_hash
+
+__all__ = ["GOLD_MODEL", "WORFBENCH_ATTRIBUTION", "import_worfbench"]
+
+GOLD_MODEL = "worfbench-gold"
+"""The pseudo-model whose recordings are WorfBench's gold workflows."""
+
+WORFBENCH_ATTRIBUTION = (
+    "WorfBench (zjunlp/WorfBench, https://github.com/zjunlp/WorfBench), MIT License, "
+    "Copyright (c) 2024 ZJUNLP"
+)
+
+_ROLES = {"system": "system", "user": "user", "human": "user", "assistant": "assistant",
+          "gpt": "assistant"}  # fmt: skip
+_LEAD = re.compile(
+    r"^(?:api_list:|The (?:api|tool|action) list you can [^:\n]*:"
+    r"|The database tables and corresponding fields you can operate are:)[ \t]*",
+    re.MULTILINE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    id: str
+    system: str
+    goal: str
+    lead: str | None
+    tools: Any
+    answer: str
+
+
+def import_worfbench(
+    path: Path, *, root: Path, suite: str | None = None, limit: int | None = None
+) -> ImportResult:
+    """Import a WorfBench data file as ``evals/<suite>.yaml`` with gold recordings.
+
+    Args:
+        path: the WorfBench JSON file (e.g. ``gold_traj/toolbench.json``).
+        root: the project root; ``evals/`` and ``plan_fixtures/`` are written under it.
+        suite: the suite name (default ``worfbench-<file stem>``).
+        limit: import only the first ``limit`` items.
+
+    Raises:
+        InputError: the file is not a WorfBench list, or an item cannot be imported. Nothing is
+            written then.
+    """
+    source = str(path)
+    name = check_name(suite or f"worfbench-{path.stem}", what="suite name", source=source)
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1, got {limit}", source=source)
+    raw = _read_list(path)
+    items = [_parse_item(obj, index, source) for index, obj in enumerate(raw)]
+    _check_unique_ids(items, source)
+    system = _common_system_prompt(items, source)
+    chosen = items[:limit] if limit is not None else items
+    domain = _domain(raw, path)
+
+    kind, capabilities = _registry(items)  # the union over the whole file, even when capped
+    lead = next((i.lead for i in items if i.lead), None)
+    template = f"{system.rstrip()}\n\nTask: {{goal}}\n"
+    if capabilities:
+        template += f"{lead}{{capabilities}}\n"
+    digest = prompt_hash(template)
+    now = utc_now()
+
+    staged = StagedFiles(root)
+    fixtures = f"plan_fixtures/{name}/{GOLD_MODEL}"
+    staged.replace_tree(fixtures)
+    recordings = []
+    for item in chosen:
+        relpath = f"{fixtures}/{item.id}/sample-0.json"
+        response = ResponseFile(
+            provenance=Provenance(
+                source="import:worfbench",
+                model=GOLD_MODEL,
+                prompt_hash=digest,
+                recorded_at=_earlier_import(root / relpath, item.answer, digest) or now,
+                harness_version=__version__,
+                origin=f"worfbench/{path.name}#{item.id}",
+            ),
+            response=item.answer,
+        )
+        staged.add(relpath, json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        recordings.append(root / relpath)
+    staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, name))
+    staged.add(f"evals/prompts/{name}.md", template)
+    if capabilities:
+        staged.add(f"evals/registries/{name}.yaml", _registry_text(capabilities, kind, path))
+    suite_doc = _suite_doc(name, domain, path, chosen, len(items), bool(capabilities), kind)
+    staged.add(f"evals/{name}.yaml", suite_doc)
+    files = staged.commit()
+    return ImportResult(
+        suite=name,
+        suite_path=root / "evals" / f"{name}.yaml",
+        model=GOLD_MODEL,
+        cases=tuple(i.id for i in chosen),
+        recordings=tuple(recordings),
+        files=tuple(files),
+        skipped=len(items) - len(chosen),
+    )
+
+
+def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
+    """When the same answer was imported before under the same prompt, its import time: so
+    that re-importing unchanged data changes no file."""
+    try:
+        earlier = ResponseFile.read(path)
+    except (InputError, OSError):
+        return None
+    same = earlier.response == answer and earlier.provenance.prompt_hash == digest
+    return earlier.provenance.recorded_at if same else None
+
+
+def _read_list(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not a WorfBench file: it is not UTF-8 text", source=str(path)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not a WorfBench file: not JSON ({exc.msg})",
+            source=str(path),
+            location=f"line {exc.lineno}",
+        ) from None
+    if not isinstance(data, list):
+        raise InputError(
+            f"not a WorfBench file: expected a JSON list of items, got a {_kind(data)}",
+            source=str(path),
+            hint="pass a file of WorfBench's gold_traj/ (a list of {id, source, conversations})",
+        )
+    if not data:
+        raise InputError("the WorfBench file holds no items", source=str(path))
+    return data
+
+
+def _parse_item(obj: Any, index: int, source: str) -> _Item:
+    where = f"item {index}"
+    if not isinstance(obj, dict) or not isinstance(obj.get("conversations"), list):
+        raise InputError(
+            f"not a WorfBench item: expected an object with 'conversations', got a {_kind(obj)}"
+            if not isinstance(obj, dict)
+            else "not a WorfBench item: it has no 'conversations' list",
+            source=source,
+            location=where,
+        )
+    item_id = obj.get("id")
+    if not isinstance(item_id, str | int) or isinstance(item_id, bool):
+        raise InputError("the item has no 'id'", source=source, location=where)
+    item_id = check_name(str(item_id), what="item id", source=f"{source}: {where}")
+    where = f"item {index} ({item_id})"
+    turns: dict[str, str] = {}
+    for turn in obj["conversations"]:
+        if not isinstance(turn, dict):
+            continue
+        role = _ROLES.get(str(turn.get("role", turn.get("from", ""))).lower())
+        content = turn.get("content", turn.get("value"))
+        if role and isinstance(content, str) and role not in turns:
+            turns[role] = content
+    if "assistant" not in turns or not turns["assistant"].strip():
+        raise InputError(
+            "the item has no assistant turn (the gold workflow)", source=source, location=where
+        )
+    if "user" not in turns:
+        raise InputError("the item has no user turn (the task)", source=source, location=where)
+    goal, lead, tools = _split_user_turn(turns["user"])
+    if not goal:
+        raise InputError("the item's user turn has no task text", source=source, location=where)
+    return _Item(item_id, turns.get("system", ""), goal, lead, tools, turns["assistant"])
+
+
+def _split_user_turn(text: str) -> tuple[str, str | None, Any]:
+    """The task text, the tool-list lead-in (``api_list:``) and the parsed tool list."""
+    match = _LEAD.search(text)
+    head = text[: match.start()] if match else text
+    task = head.split("Task:", 1)[1] if "Task:" in head else head
+    task = re.sub(r"\n\s*Output:\s*$", "", task.strip()).strip()
+    if task.count('"') % 2 == 1 and task.endswith('"'):  # seal_tools: a stray closing quote
+        task = task[:-1].rstrip()
+    if not match:
+        return task, None, None
+    try:
+        tools = ast.literal_eval(text[match.end() :].strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        tools = None
+    return task, match.group(0), tools
+
+
+def _check_unique_ids(items: list[_Item], source: str) -> None:
+    counts = Counter(i.id for i in items)
+    dupes = sorted(k for k, n in counts.items() if n > 1)
+    if dupes:
+        raise InputError(
+            f"item ids must be unique; repeated: {', '.join(dupes[:5])}", source=source
+        )
+
+
+def _common_system_prompt(items: list[_Item], source: str) -> str:
+    prompts = Counter(i.system for i in items)
+    if len(prompts) > 1:
+        raise InputError(
+            f"the items use {len(prompts)} different system prompts, a suite has one template",
+            source=source,
+            hint="split the file by its 'source' field and import each part as its own suite",
+        )
+    return items[0].system
+
+
+def _domain(raw: list[Any], path: Path) -> str:
+    sources = {o.get("source") for o in raw if isinstance(o, dict)}
+    only = sources.pop() if len(sources) == 1 else None
+    return only if isinstance(only, str) and only else path.stem
+
+
+def _registry(items: list[_Item]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """``(kind, {name: capability})`` from the union of the items' tool lists."""
+    caps: dict[str, dict[str, Any]] = {}
+    tables: dict[str, list[str]] = {}
+    kind = "none"
+    for item in items:
+        tools = item.tools
+        if isinstance(tools, list) and tools and all(isinstance(t, dict) for t in tools):
+            kind = "tools"
+            for tool in tools:
+                name = tool.get("name") or tool.get("api_name")
+                if isinstance(name, str) and name.strip() and name not in caps:
+                    text = tool.get("description") or tool.get("api_description") or ""
+                    caps[name] = {"name": name, "description": " ".join(str(text).split())}
+                    for key, value in (("inputs", _inputs(tool)), ("outputs", _outputs(tool))):
+                        if value:
+                            caps[name][key] = value
+        elif isinstance(tools, dict) and tools:
+            kind = "tables"
+            for table, fields in tools.items():
+                known = tables.setdefault(str(table), [])
+                known += [str(f) for f in fields or () if str(f) not in known]
+    for table, fields in tables.items():
+        caps[table] = {"name": table, "description": "Database table; fields: " + ", ".join(fields)}
+    return kind, caps
+
+
+def _inputs(tool: dict[str, Any]) -> list[str]:
+    """Parameter names: JSON-Schema ``properties`` (toolbench) or a name -> spec mapping."""
+    params = tool.get("parameters")
+    if isinstance(params, dict) and isinstance(params.get("properties"), dict):
+        params = params["properties"]
+    return [str(k) for k in params] if isinstance(params, dict) else []
+
+
+def _outputs(tool: dict[str, Any]) -> list[str]:
+    """Named results (seal_tools ``responses``), when the tool lists them."""
+    responses = tool.get("responses")
+    return [str(k) for k in responses] if isinstance(responses, dict) else []
+
+
+def _registry_text(caps: dict[str, dict[str, Any]], kind: str, path: Path) -> str:
+    what = "database tables" if kind == "tables" else "tools"
+    header = (
+        f"# The {what} offered by the items of {path.name}, merged into one registry.\n"
+        f"# Imported from {WORFBENCH_ATTRIBUTION}.\n"
+    )
+    body = {"capabilities": list(caps.values())}
+    return header + dump_yaml(body)
+
+
+def _suite_doc(
+    name: str,
+    domain: str,
+    path: Path,
+    chosen: list[_Item],
+    total: int,
+    has_registry: bool,
+    kind: str,
+) -> str:
+    count = f"all {total} items" if len(chosen) == total else f"the first {len(chosen)} of {total}"
+    description = (
+        f"WorfBench {domain} gold workflows ({count} of {path.name}), recorded as the "
+        f"pseudo-model {GOLD_MODEL}. Source: {WORFBENCH_ATTRIBUTION}."
+    )
+    if len(chosen) < total:
+        description += f" Capped with --limit {len(chosen)}."
+    doc: dict[str, Any] = {
+        "suite": name,
+        "description": description,
+        "prompt": f"prompts/{name}.md",
+    }
+    if has_registry:
+        doc["registry"] = f"registries/{name}.yaml"
+    doc["plan_format"] = "worfbench"
+    doc["samples"] = 1
+    doc["models"] = [{"id": GOLD_MODEL, "provider": "dataset", "model": GOLD_MODEL}]
+    tags = ["worfbench", domain]
+    doc["cases"] = [{"id": i.id, "goal": i.goal, "tags": tags} for i in chosen]
+    header = (
+        f"# Generated by `planeval import worfbench {path.name} --suite {name}`"
+        + (f" --limit {len(chosen)}" if len(chosen) < total else "")
+        + ". Re-import rather than edit.\n"
+    )
+    if kind == "none":
+        header += "# No registry: the items' action lists are free-text steps, not capabilities.\n"
+    return header + dump_yaml(doc)
+
+
+def _license_note(path: Path, name: str) -> str:
+    text = (
+        f"The recordings under plan_fixtures/{name}/ are the gold workflows of\n"
+        f"{WORFBENCH_ATTRIBUTION}, imported from {path.name}.\n"
+    )
+    license_file = path.parent / "LICENSE"
+    if license_file.is_file():
+        text += "\n" + license_file.read_text(encoding="utf-8")
+    return text
+
+
+def _kind(value: Any) -> str:
+    kinds: dict[type, str] = {dict: "JSON object", list: "JSON list", str: "string"}
+    return kinds.get(type(value), "value")

@@ -1,0 +1,106 @@
+"""What every provider shares: the answer record, the errors and the body readers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from harness._errors import InfrastructureError, InputError
+
+__all__ = ["Answer", "ProviderError", "ProviderSetupError", "answer_from_body"]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a planner answered for one prompt."""
+
+    text: str
+    """The answer as text (for structured output: the plan's JSON)."""
+    tokens: dict[str, int] | None = None
+    """``{"input": n, "output": n}`` when the provider reported usage."""
+    latency_ms: float | None = None
+    """How long the planner took, when measured."""
+
+
+class ProviderError(InfrastructureError):
+    """A planner call that failed for reasons that are nobody's plan (network, 5xx, ...).
+
+    Attributes:
+        retryable: True for 429, 5xx, timeouts, dropped connections and garbled bodies.
+        retry_after: seconds the server asked us to wait (``Retry-After``), or None.
+        status: the HTTP status, when there was a response.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+
+
+class ProviderSetupError(InputError):
+    """A live call that cannot even start: a missing SDK, API key or executable."""
+
+
+def answer_from_body(body: Any) -> Answer:
+    """The answer inside an OpenAI chat completion or an Anthropic message body.
+
+    Structured answers (a tool call, Anthropic ``tool_use``) become their JSON text, so that
+    replay and live runs parse exactly the same string.
+
+    Raises:
+        ValueError: the body is neither shape.
+    """
+    if not isinstance(body, dict):
+        raise ValueError(f"the response body is a JSON {type(body).__name__}, not an object")
+    if isinstance(body.get("choices"), list):
+        return _from_chat_completion(body)
+    if isinstance(body.get("content"), list):
+        return _from_anthropic_message(body)
+    raise ValueError("the response body is neither a chat completion nor an Anthropic message")
+
+
+def _from_chat_completion(body: dict[str, Any]) -> Answer:
+    if not body["choices"]:
+        raise ValueError("the chat completion has no choices")
+    message = body["choices"][0].get("message") or {}
+    text = message.get("content")
+    if not text:
+        calls = message.get("tool_calls") or []
+        if calls and isinstance(calls[0], dict):
+            text = (calls[0].get("function") or {}).get("arguments")
+    if not text:
+        text = message.get("refusal") or ""
+    usage = body.get("usage") or {}
+    tokens = None
+    if "prompt_tokens" in usage or "completion_tokens" in usage:
+        tokens = {
+            "input": int(usage.get("prompt_tokens") or 0),
+            "output": int(usage.get("completion_tokens") or 0),
+        }
+    return Answer(text=str(text), tokens=tokens)
+
+
+def _from_anthropic_message(body: dict[str, Any]) -> Answer:
+    blocks = [b for b in body["content"] if isinstance(b, dict)]
+    tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
+    if tool is not None:
+        text = json.dumps(tool.get("input"), ensure_ascii=False)
+    else:
+        text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    usage = body.get("usage") or {}
+    tokens = None
+    if "input_tokens" in usage or "output_tokens" in usage:
+        tokens = {
+            "input": int(usage.get("input_tokens") or 0),
+            "output": int(usage.get("output_tokens") or 0),
+        }
+    return Answer(text=text, tokens=tokens)

@@ -1,0 +1,207 @@
+"""Aggregation of a run with pandas: pass rates with Wilson intervals per model, check, tag and
+case; parse rate; pass@k / pass^k; stable / flaky labels; latency and tokens.
+
+Rows that are ``missing``, ``stale`` or ``error`` never count in a pass rate (they are not
+failures) but are counted in their own columns everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from harness.report._load import LoadedRun
+from harness.stats import pass_at_k, pass_hat_k, wilson_intervals
+
+__all__ = ["NOT_COUNTED", "Summary", "case_label", "summarize"]
+
+NOT_COUNTED = ("missing", "stale", "error")
+"""Statuses shown beside pass rates, never inside them."""
+
+
+def case_label(counted: int, passed: int) -> str:
+    """``stable-pass`` / ``stable-fail`` / ``flaky`` for several samples, ``pass`` / ``fail``
+    for one, ``no data`` when no sample counts."""
+    if counted == 0:
+        return "no data"
+    if counted == 1:
+        return "pass" if passed else "fail"
+    if passed == counted:
+        return "stable-pass"
+    if passed == 0:
+        return "stable-fail"
+    return "flaky"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything a report shows about one run."""
+
+    run: LoadedRun
+    """The run summarized."""
+    models: pd.DataFrame
+    """Index model; counted, passed, rate, low, high, parsed, parse_rate, the count of each
+    status, k, pass_at_k, pass_hat_k, latency_mean/p50/p95 (ms), tokens_in, tokens_out."""
+    checks: pd.DataFrame
+    """Index (check, model); evaluated, failed (not pass: fail or warn), rate, low, high."""
+    tags: pd.DataFrame
+    """Index (tag, model); counted, passed, rate, low, high, not_counted."""
+    cases: pd.DataFrame
+    """Index (case, model); counted, passed, rate, low, high, label, missing, stale, error."""
+    not_counted: pd.DataFrame
+    """The missing / stale / error rows: case, model, sample, status, detail."""
+
+    @property
+    def total(self) -> dict[str, Any]:
+        """Pooled figures over all models: counted, passed, rate, low, high, and each status."""
+        f = self.run.frame
+        counted = int(f["counted"].sum())
+        passed = int(f["passed"].sum())
+        low, high = wilson_intervals([passed], [counted])
+        out: dict[str, Any] = {
+            "rows": len(f),
+            "counted": counted,
+            "passed": passed,
+            "rate": passed / counted if counted else math.nan,
+            "low": float(low[0]),
+            "high": float(high[0]),
+        }
+        counts = f["status"].value_counts()
+        for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
+            out[status] = int(counts.get(status, 0))
+        return out
+
+    def case_labels(self) -> pd.Series:
+        """Count of cases (case x model) per label."""
+        return self.cases["label"].value_counts()
+
+
+def _with_interval(df: pd.DataFrame, k: str, n: str) -> pd.DataFrame:
+    low, high = wilson_intervals(df[k].to_numpy(), df[n].to_numpy())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df["rate"] = np.where(df[n] > 0, df[k] / df[n].where(df[n] > 0, 1), np.nan)
+    df["low"] = low
+    df["high"] = high
+    return df
+
+
+def _status_counts(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    counts = frame.groupby([*by, "status"], sort=False).size().unstack("status", fill_value=0)
+    for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
+        if status not in counts.columns:
+            counts[status] = 0
+    return counts
+
+
+def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
+    f = run.frame
+    counts = _status_counts(f, ["model"])
+    df = pd.DataFrame(index=counts.index)
+    df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
+    df["passed"] = counts["pass"]
+    _with_interval(df, "passed", "counted")
+    df["parsed"] = counts["pass"] + counts["fail"]
+    df["parse_rate"] = np.where(
+        df["counted"] > 0, df["parsed"] / df["counted"].clip(lower=1), np.nan
+    )
+    for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
+        df[status] = counts[status]
+    k = max(1, int(run.manifest.samples or 1))
+    df["k"] = k
+    at_k: dict[str, float] = {}
+    hat_k: dict[str, float] = {}
+    for model, group in cases.groupby(level="model", sort=False):
+        usable = group[group["counted"] >= k]
+        if k < 2 or usable.empty:
+            at_k[str(model)] = hat_k[str(model)] = math.nan
+            continue
+        pairs = list(zip(usable["counted"], usable["passed"], strict=True))
+        at_k[str(model)] = float(np.mean([pass_at_k(int(n), int(c), k) for n, c in pairs]))
+        hat_k[str(model)] = float(np.mean([pass_hat_k(int(n), int(c), k) for n, c in pairs]))
+    df["pass_at_k"] = pd.Series(at_k)
+    df["pass_hat_k"] = pd.Series(hat_k)
+    lat = f.groupby("model", sort=False)["latency_ms"]
+    df["latency_mean"] = lat.mean()
+    df["latency_p50"] = lat.median()
+    df["latency_p95"] = lat.quantile(0.95)
+    tok = f.groupby("model", sort=False)[["tokens_in", "tokens_out"]].sum(min_count=1)
+    df["tokens_in"] = tok["tokens_in"]
+    df["tokens_out"] = tok["tokens_out"]
+    order = list(dict.fromkeys([m.get("id") for m in run.manifest.models if m.get("id")]))
+    ordered = [m for m in order if m in df.index] + [m for m in df.index if m not in order]
+    return df.loc[ordered]
+
+
+def _cases(run: LoadedRun) -> pd.DataFrame:
+    f = run.frame
+    counts = _status_counts(f, ["case", "model"])
+    df = pd.DataFrame(index=counts.index)
+    df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
+    df["passed"] = counts["pass"]
+    _with_interval(df, "passed", "counted")
+    df["label"] = [
+        case_label(int(n), int(c)) for n, c in zip(df["counted"], df["passed"], strict=True)
+    ]
+    for status in NOT_COUNTED:
+        df[status] = counts[status]
+    return df.sort_index()
+
+
+def _checks(run: LoadedRun) -> pd.DataFrame:
+    # Most rows share a handful of check-outcome combinations: count those per model first
+    # (one pass over the rows), then spread them over checks.
+    combos = Counter((r["model"], tuple((r.get("checks") or {}).items())) for r in run.rows)
+    agg: dict[tuple[str, str], list[int]] = {}
+    for (model, items), n in combos.items():
+        for check, outcome in items:
+            if outcome in ("pass", "fail", "warn"):
+                a = agg.setdefault((str(check), str(model)), [0, 0])
+                a[0] += n
+                if outcome != "pass":
+                    a[1] += n
+    index = pd.MultiIndex.from_tuples(list(agg), names=["check", "model"])
+    if not agg:
+        index = pd.MultiIndex.from_arrays([[], []], names=["check", "model"])
+    df = pd.DataFrame(
+        {"evaluated": [v[0] for v in agg.values()], "failed": [v[1] for v in agg.values()]},
+        index=index,
+        dtype="int64",
+    )
+    return _with_interval(df, "failed", "evaluated")
+
+
+def _tags(run: LoadedRun) -> pd.DataFrame:
+    f = run.frame[["model", "counted", "passed"]].copy()
+    f["tag"] = [list(r.get("tags") or []) for r in run.rows]
+    f = f.explode("tag").dropna(subset=["tag"])
+    if f.empty:
+        return pd.DataFrame(
+            columns=["counted", "passed", "rate", "low", "high", "not_counted"],
+            index=pd.MultiIndex.from_arrays([[], []], names=["tag", "model"]),
+        )
+    g = f.groupby(["tag", "model"], sort=True)
+    df = pd.DataFrame({"counted": g["counted"].sum(), "passed": g["passed"].sum()})
+    df["not_counted"] = g.size() - df["counted"]
+    return _with_interval(df, "passed", "counted")
+
+
+def summarize(run: LoadedRun) -> Summary:
+    """Aggregate a loaded run."""
+    cases = _cases(run)
+    f = run.frame
+    mask = ~f["counted"].to_numpy()
+    details = [run.rows[i].get("detail") for i in np.flatnonzero(mask)]
+    not_counted = f.loc[mask, ["case", "model", "sample", "status"]].assign(detail=details)
+    return Summary(
+        run=run,
+        models=_models(run, cases),
+        checks=_checks(run),
+        tags=_tags(run),
+        cases=cases,
+        not_counted=not_counted.reset_index(drop=True),
+    )

@@ -1,0 +1,107 @@
+"""``junit.xml`` (one test case per case x model x sample) and ``results.csv``."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+import pandas as pd
+
+from harness.report._load import LoadedRun
+
+__all__ = ["render_junit", "write_csv"]
+
+_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _x(text: Any) -> str:
+    return escape(_BAD_XML.sub("?", str(text)))
+
+
+def _a(text: Any) -> str:
+    return quoteattr(_BAD_XML.sub("?", str(text)))
+
+
+def _violations(row: dict[str, Any]) -> str:
+    lines = []
+    for v in row.get("violations") or []:
+        where = f"{v.get('task')}: " if v.get("task") else ""
+        sev = "" if v.get("severity", "error") == "error" else f" ({v.get('severity')})"
+        lines.append(f"[{v.get('check')}{sev}] {where}{v.get('message')} ({v.get('path', '')})")
+    return "\n".join(lines)
+
+
+def _testcase(row: dict[str, Any], suite: str) -> str:
+    model = str(row["model"])
+    name = f"{row['case']}[{model}-s{row['sample']}]"
+    seconds = (row.get("latency_ms") or 0) / 1000
+    head = f'<testcase classname={_a(suite + "." + model)} name={_a(name)} time="{seconds:.3f}"'
+    status = row["status"]
+    if status == "pass":
+        return head + "/>"
+    if status == "fail":
+        errors = [v for v in row.get("violations") or [] if v.get("severity", "error") == "error"]
+        first = errors[0] if errors else {"check": "?", "message": "failed"}
+        msg = f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
+        body = f'<failure type="violations" message={_a(msg)}>{_x(_violations(row))}</failure>'
+    elif status == "unparseable":
+        msg = row.get("detail") or "no plan could be read from the answer"
+        body = f'<failure type="unparseable" message={_a(msg)}>{_x(msg)}</failure>'
+    else:  # missing / stale / error are not plan failures: JUnit errors
+        msg = row.get("detail") or status
+        body = f"<error type={_a(status)} message={_a(msg)}>{_x(msg)}</error>"
+    return f"{head}>{body}</testcase>"
+
+
+def render_junit(run: LoadedRun) -> str:
+    """The run as JUnit XML: one <testsuite> per model, one <testcase> per row."""
+    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in run.rows:
+        by_model[str(row["model"])].append(row)
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<testsuites name={_a('planeval ' + run.suite)}>",
+    ]
+    for model, rows in by_model.items():
+        failures = sum(r["status"] in ("fail", "unparseable") for r in rows)
+        errors = sum(r["status"] in ("missing", "stale", "error") for r in rows)
+        parts.append(
+            f'<testsuite name={_a(run.suite + "." + model)} tests="{len(rows)}" '
+            f'failures="{failures}" errors="{errors}" skipped="0">'
+        )
+        parts.extend(_testcase(r, run.suite) for r in rows)
+        parts.append("</testsuite>")
+    parts.append("</testsuites>\n")
+    return "\n".join(parts)
+
+
+def write_csv(run: LoadedRun, path: Path) -> None:
+    """One line per result row: ids, status, failed checks, counts, latency, tokens, detail."""
+    rows = run.rows
+    frame = pd.DataFrame(
+        {
+            "suite": run.frame["suite"],
+            "case": run.frame["case"],
+            "model": run.frame["model"],
+            "sample": run.frame["sample"],
+            "status": run.frame["status"],
+            "failed_checks": [
+                ";".join(k for k, v in (r.get("checks") or {}).items() if v == "fail") for r in rows
+            ],
+            "warned_checks": [
+                ";".join(k for k, v in (r.get("checks") or {}).items() if v == "warn") for r in rows
+            ],
+            "violations": [len(r.get("violations") or []) for r in rows],
+            "task_count": run.frame["task_count"],
+            "latency_ms": run.frame["latency_ms"],
+            "tokens_input": run.frame["tokens_in"].astype("Int64"),
+            "tokens_output": run.frame["tokens_out"].astype("Int64"),
+            "tags": [";".join(map(str, r.get("tags") or [])) for r in rows],
+            "detail": [r.get("detail") or "" for r in rows],
+            "recording": [r.get("recording") or "" for r in rows],
+        }
+    )
+    frame.to_csv(path, index=False)

@@ -1,0 +1,231 @@
+"""Reading a run folder (``run.json`` + ``results.jsonl``) into a ``LoadedRun``.
+
+A killed run leaves a torn last line: it is reported (``LoadedRun.torn_line``) and the rest
+is used. A damaged line anywhere else, an unknown format version, a missing file or a run
+with no rows is refused with one ``RunFormatError``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness._errors import RunFormatError
+from harness.run import COUNTED_STATUSES, FORMAT_VERSION, STATUSES, RunManifest
+
+__all__ = ["LoadedRun", "load_run", "resolve_run_dir"]
+
+_REQUIRED = ("suite", "case", "model", "sample", "status")
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A run read from disk, ready to aggregate."""
+
+    run_dir: Path
+    """The run folder."""
+    manifest: RunManifest
+    """What run.json says."""
+    rows: list[dict[str, Any]]
+    """Every results.jsonl object, in file order (the torn last line excluded)."""
+    frame: pd.DataFrame
+    """One row per result: suite, case, model, sample, status, task_count, latency_ms,
+    tokens_in, tokens_out, counted (bool), passed (bool), parsed (bool)."""
+    torn_line: int | None = None
+    """1-based number of a torn last line that was left out, or None."""
+
+    @property
+    def suite(self) -> str:
+        """The suite name."""
+        return self.manifest.suite
+
+    @property
+    def warnings(self) -> list[str]:
+        """Things a reader should know about the input (one line each)."""
+        out: list[str] = []
+        if self.torn_line is not None:
+            out.append(
+                f"{self.run_dir / 'results.jsonl'}: line {self.torn_line} is torn (the run was "
+                "probably killed while writing it); it was left out and the rest used"
+            )
+        if self.manifest.interrupted or self.manifest.finished_at is None:
+            out.append(f"{self.run_dir}: the run did not finish; results may be incomplete")
+        return out
+
+
+def resolve_run_dir(path: str | Path) -> Path:
+    """The run folder for ``path`` (a run folder, its run.json or its results.jsonl)."""
+    p = Path(path)
+    if p.is_file() and p.name in ("run.json", "results.jsonl"):
+        p = p.parent
+    if not p.exists():
+        raise RunFormatError(
+            "no such run folder", source=str(p), hint="give a folder under reports/runs/"
+        )
+    if not p.is_dir():
+        raise RunFormatError(
+            "not a run folder", source=str(p), hint="give the folder holding run.json"
+        )
+    return p
+
+
+def _read_manifest(run_dir: Path) -> RunManifest:
+    path = run_dir / "run.json"
+    if not path.is_file():
+        raise RunFormatError(
+            "run.json is missing: this is not a run folder",
+            source=str(run_dir),
+            hint="give a folder written by `planeval run`",
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RunFormatError(f"cannot read run.json ({exc})", source=str(path)) from exc
+    if not isinstance(data, dict):
+        raise RunFormatError("run.json is not a JSON object", source=str(path))
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise RunFormatError(
+            f"run format version {version!r} is not one this planeval reads ({FORMAT_VERSION})",
+            source=str(path),
+            hint="use the planeval version that wrote the run, or re-run the suite",
+        )
+    missing = [k for k in ("run_id", "suite") if not isinstance(data.get(k), str)]
+    if missing:
+        raise RunFormatError(f"run.json lacks {', '.join(missing)}", source=str(path))
+    defaults: dict[str, Any] = {
+        "suite_path": "",
+        "prompt_hash": "",
+        "models": [],
+        "samples": 1,
+        "record_mode": "none",
+        "harness_version": "",
+        "git_commit": None,
+        "started_at": "",
+        "finished_at": None,
+        "counts": {},
+    }
+    try:
+        return RunManifest.from_dict({**defaults, **data})
+    except TypeError as exc:  # pragma: no cover - from_dict filters unknown keys
+        raise RunFormatError(f"run.json is malformed ({exc})", source=str(path)) from exc
+
+
+def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int | None]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise RunFormatError(f"cannot read results.jsonl ({exc})", source=str(path)) from exc
+    lines = text.split("\n")
+    numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
+    if not numbered:
+        return [], None
+    try:  # the fast path: one parse of the whole file
+        rows = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+        torn = None
+    except json.JSONDecodeError:
+        rows, torn = [], None
+        for k, (number, line) in enumerate(numbered):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                if k == len(numbered) - 1 and not text.endswith("\n"):
+                    torn = number
+                    break
+                raise RunFormatError(
+                    f"damaged line ({exc.msg})",
+                    source=str(path),
+                    location=f"line {number}",
+                    hint="only a torn last line is tolerated; repair or re-run",
+                ) from exc
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict) or any(key not in row for key in _REQUIRED):
+            raise RunFormatError(
+                f"a result row needs {', '.join(_REQUIRED)}",
+                source=str(path),
+                location=f"line {numbered[k][0]}",
+            )
+        if row["status"] not in STATUSES:
+            raise RunFormatError(
+                f"unknown status {row['status']!r} (expected one of {', '.join(STATUSES)})",
+                source=str(path),
+                location=f"line {numbered[k][0]}",
+            )
+    return rows, torn
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    def tok(row: dict[str, Any], key: str) -> float:
+        t = row.get("tokens")
+        v = t.get(key) if isinstance(t, dict) else None
+        return float(v) if isinstance(v, int | float) else float("nan")
+
+    frame = pd.DataFrame(
+        {
+            "suite": [r["suite"] for r in rows],
+            "case": [str(r["case"]) for r in rows],
+            "model": [str(r["model"]) for r in rows],
+            "sample": [int(r["sample"]) for r in rows],
+            "status": [r["status"] for r in rows],
+            "task_count": pd.array([r.get("task_count") for r in rows], dtype="Int64"),
+            "latency_ms": pd.to_numeric(
+                pd.Series([r.get("latency_ms") for r in rows], dtype="object"), errors="coerce"
+            ),
+            "tokens_in": [tok(r, "input") for r in rows],
+            "tokens_out": [tok(r, "output") for r in rows],
+        }
+    )
+    frame["counted"] = frame["status"].isin(COUNTED_STATUSES)
+    frame["passed"] = frame["status"] == "pass"
+    frame["parsed"] = frame["status"].isin(("pass", "fail"))
+    return frame
+
+
+def load_run(path: str | Path) -> LoadedRun:
+    """Read a run folder.
+
+    Args:
+        path: the run folder (or its run.json / results.jsonl).
+
+    Raises:
+        RunFormatError: no run.json, an unknown format version, a damaged line other than a
+            torn last one, or a run with no result rows.
+    """
+    run_dir = resolve_run_dir(path)
+    manifest = _read_manifest(run_dir)
+    results = run_dir / "results.jsonl"
+    if not results.is_file():
+        raise RunFormatError(
+            "results.jsonl is missing", source=str(run_dir), hint="the run wrote no results"
+        )
+    # A big run is millions of small dicts; without this the cyclic garbage collector walks
+    # them all again and again while pandas allocates (seconds on a 200,000-row run). They hold
+    # no cycles, so moving them out of its sight loses nothing.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        rows, torn = _parse_lines(results)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+    if not rows:
+        raise RunFormatError(
+            "the run is empty (results.jsonl has no result rows)",
+            source=str(results),
+            hint="run the suite again; nothing can be reported from an empty run",
+        )
+    suites = {r["suite"] for r in rows}
+    if suites != {manifest.suite}:
+        other = sorted(suites - {manifest.suite})
+        raise RunFormatError(
+            f"results.jsonl holds rows of suite(s) {', '.join(map(repr, other))} but run.json "
+            f"says {manifest.suite!r}",
+            source=str(results),
+        )
+    return LoadedRun(run_dir, manifest, rows, _frame(rows), torn)

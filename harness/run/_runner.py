@@ -1,0 +1,420 @@
+"""Running a suite: every case x model x sample, written row by row as each finishes.
+
+Replay runs in the calling thread (it is CPU work). Live runs use a bounded pool of daemon
+threads; Ctrl+C stops handing out work, keeps every finished row, marks run.json
+``interrupted`` and raises ``RunInterrupted``. Recordings are written atomically, so a call
+still in flight when the run stops leaves either a complete recording or none.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import queue
+import secrets
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness import __version__
+from harness._atomic import atomic_write_text
+from harness._errors import InputError, SuiteError
+from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
+from harness.recording import sample_paths
+from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
+from harness.run._records import ResultRow, RunManifest
+from harness.run._summary import count_statuses
+from harness.suite import Case, ModelSpec, Suite
+
+__all__ = ["RunInterrupted", "RunResult", "live_record_mode", "run_suite"]
+
+Progress = Callable[[ResultRow], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What a run wrote and found."""
+
+    run_dir: Path
+    """The run folder (``reports/runs/<run-id>/``)."""
+    manifest: RunManifest
+    """What run.json says."""
+    rows: tuple[ResultRow, ...]
+    """Every finished row, in suite order (model, case, sample)."""
+    suite: Suite
+    """The suite that ran."""
+    notices: tuple[str, ...] = field(default=())
+    """One-line notes for the user (a dataset model that cannot be re-recorded, ...)."""
+
+    @property
+    def interrupted(self) -> bool:
+        """True when the run was stopped before every row was written."""
+        return self.manifest.interrupted
+
+    @property
+    def exit_code(self) -> int:
+        """4 infrastructure errors, else 3 missing/stale, else 1 a case failed, else 0."""
+        counts = self.manifest.counts
+        if counts.get("error"):
+            return 4
+        if counts.get("missing") or counts.get("stale"):
+            return 3
+        if counts.get("fail") or counts.get("unparseable"):
+            return 1
+        return 0
+
+    def rows_with(self, *statuses: str) -> list[ResultRow]:
+        """The rows whose status is one of ``statuses``."""
+        return [r for r in self.rows if r.status in statuses]
+
+    def rerecord_command(
+        self, *, suite_arg: str | None = None, fixtures: Path | None = None
+    ) -> str:
+        """The command that records exactly the missing and stale samples of this run.
+
+        ``--record-mode new_episodes`` replays what is fresh and records the rest; only the
+        models with missing or stale rows (and that can be recorded) are named.
+        """
+        models = dict.fromkeys(r.model for r in self.rows_with("missing", "stale"))
+        recordable = [
+            m for m in models if (spec := self.suite.model(m)) and spec.provider != "dataset"
+        ]
+        argv = [
+            "planeval",
+            "run",
+            suite_arg or str(self.suite.path),
+            "--record-mode",
+            "new_episodes",
+        ]
+        for model in recordable:
+            argv += ["--model", model]
+        if self.manifest.samples != self.suite.samples:
+            argv += ["--samples", str(self.manifest.samples)]
+        if fixtures is not None:
+            argv += ["--fixtures", str(fixtures)]
+        return shlex.join(argv)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl+C stopped a run; ``result`` holds the rows that finished (run.json says so)."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__("run interrupted")
+        self.result = result
+
+
+def live_record_mode(live: bool, record_mode: str | None, environ: Mapping[str, str]) -> str:
+    """The record mode: ``--live`` or ``LIVE_EVALS=1`` mean ``all``; else the given or ``none``."""
+    if live or environ.get("LIVE_EVALS", "").strip().lower() in ("1", "true", "yes"):
+        return "all"
+    return record_mode or "none"
+
+
+def run_suite(
+    suite: Suite,
+    *,
+    models: Sequence[str] | None = None,
+    samples: int | None = None,
+    record_mode: str = "none",
+    concurrency: int = 4,
+    out: Path | None = None,
+    progress: Progress | None = None,
+    fixtures: Path | None = None,
+    retry: RetryPolicy | None = None,
+    env: Mapping[str, str] | None = None,
+) -> RunResult:
+    """Evaluate every case x model x sample and write results.jsonl and run.json.
+
+    Args:
+        suite: the loaded suite.
+        models: model ids to run (default: all of the suite's).
+        samples: samples per case and model (default: the suite's).
+        record_mode: ``none`` (replay only), ``once``, ``new_episodes`` or ``all``.
+        concurrency: planner calls in flight at once in live modes.
+        out: the run folder (default ``<root>/reports/runs/<run-id>``); must not hold a run.
+        progress: called with each finished row, in the calling thread.
+        fixtures: the recordings folder (default ``<root>/plan_fixtures``).
+        retry: the retry policy for live calls (default: each model's ``retries``).
+        env: environment for API keys (default ``os.environ``).
+
+    Raises:
+        InputError: unknown model ids, a bad record mode or concurrency, a run folder that
+            already holds a run, or live mode without an SDK, key or command (before any call).
+        RunInterrupted: Ctrl+C; run.json is marked interrupted and finished rows are kept.
+    """
+    mode = check_record_mode(record_mode)
+    if concurrency < 1:
+        raise InputError(f"--concurrency must be at least 1, got {concurrency}")
+    chosen = _choose_models(suite, models)
+    count = samples if samples is not None else suite.samples
+    if count < 1:
+        raise InputError(f"--samples must be at least 1, got {count}")
+    items = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
+    notices = _preflight(suite, chosen, items, mode, fixtures, env)
+    started = _now()
+    run_dir = _run_dir(suite, out, started)
+    manifest = RunManifest(
+        run_id=run_dir.name,
+        suite=suite.name,
+        suite_path=_relative(suite.path, suite.root),
+        prompt_hash=suite.prompt_hash,
+        models=[m.describe() for m in chosen],
+        samples=count,
+        record_mode=mode,
+        harness_version=__version__,
+        git_commit=_git_commit(suite.root),
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=None,
+        counts=count_statuses(()),
+    )
+    _write_manifest(run_dir, manifest)
+
+    def prepare(item: tuple[ModelSpec, Case, int]) -> Pending:
+        model, case, sample = item
+        return prepare_one(
+            suite, case, model, sample, record_mode=mode, fixtures=fixtures, retry=retry, env=env
+        )
+
+    def replay(item: tuple[ModelSpec, Case, int]) -> ResultRow:
+        pending = prepare(item)
+        if pending.write is not None:
+            pending.write()
+        return pending.check()
+
+    done: list[ResultRow] = []
+    interrupted = False
+    stop = threading.Event()
+    rows: Generator[ResultRow, None, None] = (
+        (replay(item) for item in items)
+        if mode == "none"
+        else _in_pool(suite.name, items, prepare, concurrency, stop)
+    )
+    # Live rows are flushed one by one; replay rows at least every 0.2 s (replay is cheap to
+    # redo, and a flush per row would cost more than the rest of a replayed row).
+    flush_every = 0.0 if mode != "none" else 0.2
+    last_flush = time.monotonic()
+    with (run_dir / "results.jsonl").open("a", encoding="utf-8", newline="\n") as sink:
+        try:
+            for row in rows:
+                sink.write(json.dumps(_row_dict(row), ensure_ascii=False) + "\n")
+                if time.monotonic() - last_flush >= flush_every:
+                    sink.flush()
+                    last_flush = time.monotonic()
+                done.append(row)
+                if progress is not None:
+                    progress(row)
+        except KeyboardInterrupt:
+            interrupted = True
+            stop.set()
+        finally:
+            rows.close()  # stops the pool's writers from starting queued recordings
+            sink.flush()
+            os.fsync(sink.fileno())
+    order = {(m.id, c.id, k): i for i, (m, c, k) in enumerate(items)}
+    done.sort(key=lambda r: order[(r.model, r.case, r.sample)])
+    manifest = RunManifest(
+        **{
+            **manifest.to_dict(),
+            "finished_at": None if interrupted else _now().isoformat(timespec="seconds"),
+            "counts": count_statuses(done),
+            "interrupted": interrupted,
+        }
+    )
+    _write_manifest(run_dir, manifest)
+    result = RunResult(run_dir, manifest, tuple(done), suite, tuple(notices))
+    if interrupted:
+        raise RunInterrupted(result)
+    return result
+
+
+def _choose_models(suite: Suite, models: Sequence[str] | None) -> list[ModelSpec]:
+    if not models:
+        return list(suite.models)
+    chosen = []
+    for model_id in dict.fromkeys(models):
+        spec = suite.model(model_id)
+        if spec is None:
+            known = ", ".join(m.id for m in suite.models)
+            raise SuiteError(
+                f"the suite has no model {model_id!r}",
+                source=str(suite.path),
+                hint=f"choose from: {known}",
+            )
+        chosen.append(spec)
+    return chosen
+
+
+def _preflight(
+    suite: Suite,
+    chosen: list[ModelSpec],
+    items: list[tuple[ModelSpec, Case, int]],
+    mode: str,
+    fixtures: Path | None,
+    env: Mapping[str, str] | None,
+) -> list[str]:
+    """Check SDKs, keys and commands of every model that may go live, before any call."""
+    notices: list[str] = []
+    if mode == "none":
+        return notices
+    root = fixtures_root(suite, fixtures)
+    for model in chosen:
+        if model.provider == "dataset":
+            notices.append(
+                f"model {model.id!r} is a dataset (recordings only): it cannot be re-recorded; "
+                "its recordings are replayed"
+            )
+            continue
+        if mode == "once" and all(
+            sample_paths(root, suite.name, m.id, c.id, k).existing(m.is_http) is not None
+            for m, c, k in items
+            if m.id == model.id
+        ):
+            continue
+        provider = http_provider(model.provider)
+        if provider is not None:
+            provider.preflight(model, env)
+        else:
+            CommandProvider().preflight(model, suite.root)
+    return notices
+
+
+def _in_pool(
+    suite_name: str,
+    items: list[tuple[ModelSpec, Case, int]],
+    prepare: Callable[[tuple[ModelSpec, Case, int]], Pending],
+    concurrency: int,
+    stop: threading.Event,
+) -> Generator[ResultRow, None, None]:
+    """Call planners in up to ``concurrency`` daemon threads; yield rows as they finish.
+
+    Workers only call planners. Recordings are written by a few writer threads (fsync and
+    rename wait on the disk) and plans are checked in this thread, so a worker's next request
+    goes out while earlier answers are still being written and checked.
+    """
+    todo: queue.SimpleQueue[tuple[ModelSpec, Case, int]] = queue.SimpleQueue()
+    for item in items:
+        todo.put(item)
+    Ready = tuple[tuple[ModelSpec, Case, int], Callable[[], ResultRow]]
+    ready: queue.SimpleQueue[Ready] = queue.SimpleQueue()
+    writers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="planeval-writer")
+
+    def internal_error(item: tuple[ModelSpec, Case, int], exc: BaseException) -> ResultRow:
+        model, case, sample = item
+        return ResultRow(
+            suite=suite_name,
+            case=case.id,
+            model=model.id,
+            sample=sample,
+            status="error",
+            tags=list(case.tags),
+            detail=f"internal error: {exc.__class__.__name__}: {exc}",
+        )
+
+    def write(item: tuple[ModelSpec, Case, int], pending: Pending) -> None:
+        try:
+            assert pending.write is not None
+            pending.write()
+            ready.put((item, pending.check))
+        except Exception as exc:
+            ready.put((item, functools.partial(internal_error, item, exc)))
+
+    def worker() -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    pending = prepare(item)
+                except Exception as exc:  # a bug must not lose the run: it becomes an error row
+                    ready.put((item, functools.partial(internal_error, item, exc)))
+                    continue
+                if pending.write is None:
+                    ready.put((item, pending.check))
+                else:
+                    writers.submit(write, item, pending)
+        finally:
+            close_thread_clients()
+
+    for _ in range(min(concurrency, len(items))):
+        threading.Thread(target=worker, daemon=True, name="planeval-worker").start()
+    try:
+        for _ in items:
+            while True:
+                try:
+                    item, check = ready.get(timeout=0.1)
+                    break
+                except queue.Empty:
+                    continue
+            try:
+                row = check()
+            except Exception as exc:
+                row = internal_error(item, exc)
+            yield row
+    finally:
+        writers.shutdown(wait=False, cancel_futures=True)
+
+
+_ROW_FIELDS = tuple(f.name for f in fields(ResultRow))
+
+
+def _row_dict(row: ResultRow) -> dict[str, object]:
+    """``row.to_dict()`` without ``asdict``'s deep copy (values are plain JSON already)."""
+    return {name: getattr(row, name) for name in _ROW_FIELDS}
+
+
+def _run_dir(suite: Suite, out: Path | None, started: datetime) -> Path:
+    if out is None:
+        stamp = started.strftime("%Y%m%dT%H%M%SZ")
+        out = suite.root / "reports" / "runs" / f"{stamp}-{suite.name}-{secrets.token_hex(2)}"
+    out = Path(out)
+    if (out / "results.jsonl").exists() or (out / "run.json").exists():
+        raise InputError(
+            "the output folder already holds a run",
+            source=str(out),
+            hint="choose another --out folder; runs are never overwritten",
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the run folder: {exc}", source=str(out)) from None
+    return out
+
+
+def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:
+    text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    atomic_write_text(run_dir / "run.json", text)
+
+
+def _git_commit(root: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, root)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,148 @@
+"""Small statistics used by runs, reports, comparisons and the gate.
+
+Own code rather than scipy (which is not a runtime dependency): each function is a textbook
+formula a few lines long; the tests check them against scipy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Z95",
+    "BootstrapResult",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "pass_at_k",
+    "pass_hat_k",
+    "wilson_interval",
+    "wilson_intervals",
+]
+
+Z95 = 1.959963984540054
+"""The two-sided 95% normal quantile."""
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for ``successes`` out of ``n`` (NaNs when ``n`` is 0)."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return (low, high)
+
+
+def wilson_intervals(
+    successes: npt.ArrayLike, n: npt.ArrayLike, z: float = Z95
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``wilson_interval`` over arrays (NaN where ``n`` is 0)."""
+    s = np.asarray(successes, dtype=float)
+    m = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = s / m
+        denom = 1 + z * z / m
+        centre = (p + z * z / (2 * m)) / denom
+        half = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / denom
+    low = np.where(s <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    high = np.where(s >= m, 1.0, np.clip(centre + half, 0.0, 1.0))
+    low = np.where(m > 0, low, np.nan)
+    high = np.where(m > 0, high, np.nan)
+    return low, high
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs.
+
+    This is the two-sided binomial test of ``min(b, c)`` out of ``b + c`` at one half; 1.0
+    when there are no discordant pairs.
+    """
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    if n <= 1000:  # exact integer arithmetic
+        tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    else:  # the same sum in log space: big-integer binomials get slow and 2**n overflows floats
+        logs = [
+            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2)
+            for i in range(k + 1)
+        ]
+        top = max(logs)
+        tail = math.exp(top) * math.fsum(math.exp(x - top) for x in logs)
+    return float(min(1.0, 2 * tail))
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Chance that at least one of ``k`` samples drawn from ``n`` (``c`` passing) passes."""
+    if k > n or n <= 0:
+        return math.nan
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Chance that all ``k`` samples drawn from ``n`` (``c`` passing) pass (pass^k)."""
+    if k > n or n <= 0:
+        return math.nan
+    return math.comb(c, k) / math.comb(n, k)
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapResult:
+    """A paired bootstrap over cases of a difference of pass rates."""
+
+    difference: float
+    """Observed candidate minus base pass rate."""
+    low: float
+    """2.5th percentile of the resampled differences."""
+    high: float
+    """97.5th percentile of the resampled differences."""
+    p_value: float
+    """Two-sided bootstrap p-value for a difference of zero."""
+    se: float
+    """Standard deviation of the resampled differences."""
+    resamples: int
+    """How many resamples were drawn."""
+
+
+def paired_bootstrap(
+    diff_sums: npt.ArrayLike,
+    counts: npt.ArrayLike,
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> BootstrapResult:
+    """Resample cases (with replacement) and recompute the mean per-pair difference.
+
+    Args:
+        diff_sums: for each case, the sum over its pairs of (candidate rate - base rate).
+        counts: for each case, how many pairs it holds (1 when pairs are cases).
+        resamples: number of resamples.
+        seed: the random seed (results are reproducible for a given seed).
+    """
+    d = np.asarray(diff_sums, dtype=float)
+    w = np.asarray(counts, dtype=float)
+    observed = float(d.sum() / w.sum()) if w.sum() > 0 else math.nan
+    if len(d) == 0 or w.sum() == 0:
+        return BootstrapResult(observed, math.nan, math.nan, 1.0, math.nan, 0)
+    rng = np.random.default_rng(seed)
+    out = np.empty(resamples)
+    chunk = max(1, 4_000_000 // max(1, len(d)))
+    for start in range(0, resamples, chunk):
+        stop = min(resamples, start + chunk)
+        idx = rng.integers(0, len(d), size=(stop - start, len(d)))
+        out[start:stop] = d[idx].sum(axis=1) / w[idx].sum(axis=1)
+    low, high = np.percentile(out, [2.5, 97.5])
+    le = (np.count_nonzero(out <= 0) + 1) / (resamples + 1)
+    ge = (np.count_nonzero(out >= 0) + 1) / (resamples + 1)
+    p = min(1.0, 2 * min(le, ge))
+    return BootstrapResult(observed, float(low), float(high), p, float(out.std()), resamples)

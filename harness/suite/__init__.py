@@ -1,0 +1,15 @@
+"""Eval suites: goals with expectations, a prompt template, a registry and models to compare."""
+
+from harness.suite._load import find_root, load_suite, suite_schema
+from harness.suite._model import PROVIDERS, Case, ModelSpec, ProviderName, Suite
+
+__all__ = [
+    "PROVIDERS",
+    "Case",
+    "ModelSpec",
+    "ProviderName",
+    "Suite",
+    "find_root",
+    "load_suite",
+    "suite_schema",
+]

@@ -1,0 +1,200 @@
+"""Reading an eval suite file: YAML, the published schema, then the files it names."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import harness
+from harness._errors import InputError, SuiteError
+from harness.checks import Expectations
+from harness.recording import prompt_hash
+from harness.registry import Registry, load_registry
+from harness.suite._model import Case, ModelSpec, Suite
+
+__all__ = ["find_root", "load_suite", "suite_schema"]
+
+
+@cache
+def suite_schema() -> dict[str, Any]:
+    """The published JSON Schema of suite files (``planeval schema suite``)."""
+    path = Path(harness.__file__).parent / "schemas" / "suite.schema.json"
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
+
+
+@cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(suite_schema())
+
+
+def find_root(suite_path: Path) -> Path:
+    """The project root of a suite file.
+
+    The nearest ancestor that has a ``pyproject.toml`` or a ``plan_fixtures/`` folder, else the
+    parent of the suite file's folder (``evals/..``).
+    """
+    folder = suite_path.resolve().parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file() or (candidate / "plan_fixtures").is_dir():
+            return candidate
+    return folder.parent
+
+
+def load_suite(path: Path | str) -> Suite:
+    """Load and validate an eval suite.
+
+    Raises:
+        SuiteError: the file is missing, is not YAML, breaks the schema, repeats an id, or
+            names a prompt or registry file that cannot be read.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(
+            f"cannot read the suite file: {exc.__class__.__name__}: {exc}",
+            source=source,
+            hint="pass the path of an evals/<suite>.yaml file",
+        ) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else None
+        raise SuiteError(
+            f"not valid YAML: {getattr(exc, 'problem', exc)}", source=source, location=where
+        ) from None
+    _validate(data, source)
+    _no_duplicates(data, source)
+    base = path.parent
+    template_path = base / data["prompt"]
+    try:
+        template = template_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(
+            f"cannot read the prompt template {str(template_path)!r}: {exc.__class__.__name__}",
+            source=source,
+            location="/prompt",
+            hint="the path is relative to the suite file",
+        ) from None
+    registry, registry_path = _registry(data, base, source)
+    expect = data.get("expect", {})
+    band = expect.get("task_count", {})
+    return Suite(
+        name=data["suite"],
+        path=path,
+        root=find_root(path),
+        prompt_template=template,
+        prompt_hash=prompt_hash(template),
+        prompt_path=template_path,
+        registry=registry,
+        registry_path=registry_path,
+        description=data.get("description", ""),
+        plan_format=data.get("plan_format", "auto"),
+        expect=Expectations(
+            min_tasks=band.get("min"),
+            max_tasks=band.get("max"),
+            required_capabilities=tuple(expect.get("required_capabilities", ())),
+            needs=expect.get("needs", "strict"),
+        ),
+        samples=data.get("samples", 1),
+        models=tuple(_model(m) for m in data["models"]),
+        cases=tuple(_case(c) for c in data["cases"]),
+    )
+
+
+def _validate(data: Any, source: str) -> None:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(data))
+    if error is None:
+        return
+    pointer = "/" + "/".join(str(p) for p in error.absolute_path)
+    what = error.message
+    if (
+        error.validator == "pattern"
+        and error.absolute_path
+        and error.absolute_path[-1]
+        in (
+            "id",
+            "suite",
+        )
+    ):
+        what = (
+            f"{error.instance!r} is not a usable id: ids become file names, so only letters, "
+            "digits, '.', '_' and '-' are allowed (not '.' or '..')"
+        )
+    raise SuiteError(
+        what,
+        source=source,
+        location=pointer,
+        hint="see `planeval schema suite` for the keys a suite file takes",
+    )
+
+
+def _no_duplicates(data: dict[str, Any], source: str) -> None:
+    for key in ("models", "cases"):
+        seen: dict[str, int] = {}
+        for index, item in enumerate(data[key]):
+            if item["id"] in seen:
+                raise SuiteError(
+                    f"duplicate {key[:-1]} id {item['id']!r} (also at /{key}/{seen[item['id']]})",
+                    source=source,
+                    location=f"/{key}/{index}/id",
+                )
+            seen[item["id"]] = index
+    for index, case in enumerate(data["cases"]):
+        band = case.get("task_count", {})
+        if "min" in band and "max" in band and band["min"] > band["max"]:
+            raise SuiteError(
+                f"task_count min {band['min']} is above max {band['max']}",
+                source=source,
+                location=f"/cases/{index}/task_count",
+            )
+
+
+def _registry(data: dict[str, Any], base: Path, source: str) -> tuple[Registry | None, Path | None]:
+    if "registry" not in data:
+        return None, None
+    registry_path = base / data["registry"]
+    try:
+        return load_registry(registry_path), registry_path
+    except InputError as exc:
+        raise SuiteError(
+            f"cannot use the registry: {exc.one_line()}", source=source, location="/registry"
+        ) from None
+
+
+def _model(data: dict[str, Any]) -> ModelSpec:
+    return ModelSpec(
+        id=data["id"],
+        provider=data["provider"],
+        model=data.get("model"),
+        params=dict(data.get("params", {})),
+        base_url=data.get("base_url"),
+        command=data.get("command"),
+        api_key_env=data.get("api_key_env"),
+        structured_output=data.get("structured_output", True),
+        timeout=float(data.get("timeout", 120.0)),
+        retries=int(data.get("retries", 4)),
+    )
+
+
+def _case(data: dict[str, Any]) -> Case:
+    band = data.get("task_count", {})
+    return Case(
+        id=data["id"],
+        goal=data["goal"],
+        min_tasks=band.get("min"),
+        max_tasks=band.get("max"),
+        required_capabilities=tuple(data.get("required_capabilities", ())),
+        tags=tuple(data.get("tags", ())),
+    )

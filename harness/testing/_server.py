@@ -1,0 +1,378 @@
+"""A fake planner API on 127.0.0.1: OpenAI chat completions and Anthropic messages.
+
+A real HTTP server on a real socket, served from a thread, so that the official SDKs, vcrpy
+and the retry logic all run exactly as they do against the vendors. Answers are scripted
+(``answer``) or made by a planner function; faults are scripted with ``fail``::
+
+    with FakePlannerServer() as server:
+        server.answer('{"tasks": [...]}', when="Refund")
+        server.fail("rate_limit", times=2, retry_after=1)
+        ...  # point base_url at server.openai_base_url or server.anthropic_base_url
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+__all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
+
+FaultKind = Literal["rate_limit", "server_error", "slow", "drop", "not_json"]
+FAULTS: tuple[FaultKind, ...] = ("rate_limit", "server_error", "slow", "drop", "not_json")
+
+
+def default_planner(prompt: str) -> str:
+    """A sound three-task plan (JSON text) for whatever the prompt's last line asks."""
+    lines = [line.strip() for line in prompt.strip().splitlines() if line.strip()]
+    goal = lines[-1] if lines else "the goal"
+    plan = {
+        "goal": goal,
+        "tasks": [
+            {
+                "id": "gather",
+                "description": f"Gather what is needed for: {goal}",
+                "depends_on": [],
+                "needs": [],
+            },
+            {
+                "id": "decide",
+                "description": "Decide what to do",
+                "depends_on": ["gather"],
+                "needs": [{"name": "facts", "task": "gather"}],
+            },
+            {
+                "id": "act",
+                "description": "Do it",
+                "depends_on": ["decide"],
+                "needs": [{"name": "decision", "task": "decide"}],
+            },
+        ],
+    }
+    return json.dumps(plan)
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedRequest:
+    """A request the server received."""
+
+    path: str
+    """The request path (``/v1/chat/completions``)."""
+    headers: dict[str, str]
+    """Headers, names lower-cased."""
+    body: Any
+    """The JSON body, or the raw text when it was not JSON."""
+    prompt: str
+    """The user text found in the body."""
+
+
+@dataclass(slots=True)
+class _Fault:
+    kind: FaultKind
+    times: int
+    when: str | None
+    retry_after: str | None
+    delay: float
+
+
+@dataclass(slots=True)
+class _State:
+    latency: float
+    planner: Callable[[str], str]
+    gzip: bool = False
+    answers: list[tuple[str | None, str]] = field(default_factory=list)
+    faults: list[_Fault] = field(default_factory=list)
+    requests: list[ReceivedRequest] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class FakePlannerServer:
+    """A scripted OpenAI / Anthropic-compatible planner server in a background thread.
+
+    Args:
+        latency: seconds every answer waits before it is sent (the ``bench_live`` model).
+        planner: makes the answer text from the prompt (default: ``default_planner``).
+        gzip: compress answers when the client accepts gzip (as the vendors' APIs do).
+    """
+
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        planner: Callable[[str], str] = default_planner,
+        gzip: bool = False,
+    ) -> None:
+        self._state = _State(latency=latency, planner=planner, gzip=gzip)
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> FakePlannerServer:
+        """Bind a free port on 127.0.0.1 and serve from a daemon thread."""
+        handler = type("_BoundHandler", (_Handler,), {"state": self._state})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._httpd.request_queue_size = 128
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (later requests are refused)."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakePlannerServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- addresses -------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        if self._httpd is None:
+            raise RuntimeError("the server is not running")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """The ``base_url`` for the OpenAI SDK (``.../v1``)."""
+        return self.url + "/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """The ``base_url`` for the Anthropic SDK."""
+        return self.url
+
+    # -- scripting -------------------------------------------------------------------------
+    def answer(self, text: str, *, when: str | None = None) -> None:
+        """Answer ``text`` to prompts containing ``when`` (every prompt when None).
+
+        Later rules are tried first, so a specific rule can override a general one.
+        """
+        with self._state.lock:
+            self._state.answers.insert(0, (when, text))
+
+    def fail(
+        self,
+        kind: FaultKind,
+        *,
+        times: int = 1,
+        when: str | None = None,
+        retry_after: float | str | None = None,
+        delay: float = 5.0,
+    ) -> None:
+        """Make the next ``times`` requests (whose prompt contains ``when``) fail.
+
+        Kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500), ``slow``
+        (wait ``delay`` seconds, then answer), ``drop`` (close the connection without a reply),
+        ``not_json`` (200 with an HTML body).
+        """
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; choose one of {', '.join(FAULTS)}")
+        after = None if retry_after is None else str(retry_after)
+        with self._state.lock:
+            self._state.faults.append(_Fault(kind, times, when, after, delay))
+
+    def reset(self) -> None:
+        """Forget scripted answers, faults and received requests."""
+        with self._state.lock:
+            self._state.answers.clear()
+            self._state.faults.clear()
+            self._state.requests.clear()
+            self._state.max_in_flight = 0
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        """Every request received so far, in order."""
+        with self._state.lock:
+            return list(self._state.requests)
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests the server was handling at the same moment."""
+        with self._state.lock:
+            return self._state.max_in_flight
+
+    @property
+    def latency(self) -> float:
+        """Seconds every answer waits."""
+        return self._state.latency
+
+    @latency.setter
+    def latency(self, value: float) -> None:
+        self._state.latency = value
+
+
+class _Handler(BaseHTTPRequestHandler):
+    state: _State
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet."""
+
+    def do_POST(self) -> None:
+        state = self.state
+        with state.lock:
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            self._serve()
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode("utf-8", "replace")
+        try:
+            body: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            body = raw
+        path = self.path.split("?", 1)[0]
+        flavour = "anthropic" if path == "/v1/messages" else "openai"
+        if path not in ("/v1/chat/completions", "/v1/messages"):
+            self._send(404, {"error": {"message": f"no route {path}"}})
+            return
+        prompt = _prompt_of(body)
+        state = self.state
+        with state.lock:
+            state.requests.append(
+                ReceivedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body, prompt)
+            )
+            fault = _take_fault(state, prompt)
+            text = next((t for w, t in state.answers if w is None or w in prompt), None)
+        if state.latency:
+            time.sleep(state.latency)
+        try:
+            if fault is not None and self._fault(fault):
+                return
+            if text is None:
+                text = state.planner(prompt)
+            reply = (
+                _openai_reply(body, text) if flavour == "openai" else _anthropic_reply(body, text)
+            )
+            self._send(200, reply)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
+            pass
+
+    def _fault(self, fault: _Fault) -> bool:
+        """Act out a fault; True when no normal answer must follow."""
+        if fault.kind == "slow":
+            time.sleep(fault.delay)
+            return False
+        if fault.kind == "drop":
+            self.close_connection = True
+            return True
+        if fault.kind == "rate_limit":
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+            self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, headers)
+            return True
+        if fault.kind == "server_error":
+            self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
+            return True
+        data = b"<html><body>502 Bad Gateway</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return True
+
+    def _send(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(code)
+        if self.state.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
+            data = gzip.compress(data)
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _take_fault(state: _State, prompt: str) -> _Fault | None:
+    for fault in state.faults:
+        if fault.times > 0 and (fault.when is None or fault.when in prompt):
+            fault.times -= 1
+            if fault.times == 0:
+                state.faults.remove(fault)
+            return fault
+    return None
+
+
+def _prompt_of(body: Any) -> str:
+    if not isinstance(body, dict):
+        return ""
+    parts: list[str] = []
+    for message in body.get("messages", []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return "\n".join(parts)
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _openai_reply(body: Any, text: str) -> dict[str, Any]:
+    prompt = _prompt_of(body)
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": body.get("model", "fake") if isinstance(body, dict) else "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": _tokens(prompt),
+            "completion_tokens": _tokens(text),
+            "total_tokens": _tokens(prompt) + _tokens(text),
+        },
+    }
+
+
+def _anthropic_reply(body: Any, text: str) -> dict[str, Any]:
+    body = body if isinstance(body, dict) else {}
+    forced = body.get("tool_choice", {}).get("name") if body.get("tools") else None
+    content: list[dict[str, Any]]
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = None
+    if forced and isinstance(value, dict):
+        content = [{"type": "tool_use", "id": "toolu_fake", "name": forced, "input": value}]
+    else:
+        content = [{"type": "text", "text": text}]
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "fake"),
+        "content": content,
+        "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": _tokens(_prompt_of(body)), "output_tokens": _tokens(text)},
+    }

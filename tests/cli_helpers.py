@@ -1,0 +1,31 @@
+"""Run the ``planeval`` command in-process, as a user's shell would, and capture its output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from harness._cli.main import main
+
+
+@dataclass
+class Result:
+    """What one command printed and returned."""
+
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
+    """Call ``planeval ARGS...`` and return its exit code, stdout and stderr."""
+    capsys.readouterr()
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    else:  # pragma: no cover - main always exits
+        code = 0
+    captured = capsys.readouterr()
+    return Result(code, captured.out, captured.err)

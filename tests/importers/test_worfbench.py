@@ -1,0 +1,298 @@
+"""``planeval import worfbench``: WorfBench gold workflows as a suite with recordings."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.importers import GOLD_MODEL, import_worfbench
+from harness.recording import ResponseFile, prompt_hash
+
+from ._helpers import GOLD, files_under, worfbench_item, write_json
+
+TOOLS = (
+    "api_list:[{'name': 'search_flights', 'description': 'Find flights'}, "
+    "{'name': 'book_flight', 'description': 'Book a flight', 'parameters': {}}]"
+)
+TABLES = (
+    "The database tables and corresponding fields you can operate are: "
+    "{'city': ['ID', 'Name'], 'country': ['Code', 'Name']}"
+)
+ACTIONS = "The action list you can take: ['Rinse the brush.\\n', 'Let it dry.\\n']"
+
+
+def _file(tmp_path: Path, items: list[dict[str, Any]], name: str = "demo.json") -> Path:
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    return write_json(data / name, items)
+
+
+def _suite(root: Path, name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((root / "evals" / f"{name}.yaml").read_text())
+    return loaded
+
+
+def test_exports_are_sorted_and_complete() -> None:
+    """The package exports exactly its sorted __all__."""
+    import harness.importers as package
+
+    # (names such as '@py_builtins' are pytest's: the pytest11 entry point makes pytest
+    # rewrite the asserts of the whole harness package)
+    public = sorted(n for n in vars(package) if n.isidentifier() and not n.startswith("_"))
+    assert package.__all__ == sorted(package.__all__) == public
+
+
+class TestImport:
+    def test_cases_take_the_task_text_as_goal(self, tmp_path: Path) -> None:
+        """Each item is a case whose goal is the user turn's task text, not the tool list."""
+        path = _file(
+            tmp_path,
+            [
+                worfbench_item("demo_1", "Fly to Oslo on Friday.", TOOLS, GOLD),
+                worfbench_item("demo_2", "Fly back on Sunday.", TOOLS, GOLD),
+            ],
+        )
+        result = import_worfbench(path, root=tmp_path / "proj")
+        suite = _suite(tmp_path / "proj", "worfbench-demo")
+        assert result.cases == ("demo_1", "demo_2")
+        assert [c["goal"] for c in suite["cases"]] == [
+            "Fly to Oslo on Friday.",
+            "Fly back on Sunday.",
+        ]
+        assert suite["plan_format"] == "worfbench"
+        assert suite["models"] == [{"id": GOLD_MODEL, "provider": "dataset", "model": GOLD_MODEL}]
+
+    def test_gold_answers_are_recorded_with_provenance(self, tmp_path: Path) -> None:
+        """The assistant turn is the worfbench-gold recording, verbatim, with its origin."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly to Oslo.", TOOLS, GOLD)])
+        root = tmp_path / "proj"
+        import_worfbench(path, root=root, suite="flights")
+        recording = root / "plan_fixtures/flights/worfbench-gold/demo_1/sample-0.json"
+        answer = ResponseFile.read(recording)
+        template = (root / "evals/prompts/flights.md").read_text(encoding="utf-8")
+        assert answer.response == GOLD
+        assert answer.provenance.source == "import:worfbench"
+        assert answer.provenance.model == GOLD_MODEL
+        assert answer.provenance.origin == "worfbench/demo.json#demo_1"
+        assert answer.provenance.prompt_hash == prompt_hash(template)
+
+    def test_prompt_template_is_the_system_prompt_with_placeholders(self, tmp_path: Path) -> None:
+        """The template starts with WorfBench's system prompt and keeps the tool-list lead-in."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly to Oslo.", TOOLS, GOLD)])
+        import_worfbench(path, root=tmp_path, suite="flights")
+        template = (tmp_path / "evals/prompts/flights.md").read_text(encoding="utf-8")
+        assert template.startswith("You are a helpful task planner.")
+        assert "Task: {goal}\napi_list:{capabilities}" in template
+
+    def test_tool_lists_become_one_registry(self, tmp_path: Path) -> None:
+        """The union of the items' api_list names is the suite's registry."""
+        other = "api_list:[{'name': 'hotel_search', 'description': 'Find hotels'}]"
+        path = _file(
+            tmp_path,
+            [
+                worfbench_item("demo_1", "Fly to Oslo.", TOOLS, GOLD),
+                worfbench_item("demo_2", "Sleep in Oslo.", other, GOLD),
+            ],
+        )
+        import_worfbench(path, root=tmp_path, suite="flights")
+        assert _suite(tmp_path, "flights")["registry"] == "registries/flights.yaml"
+        registry = yaml.safe_load((tmp_path / "evals/registries/flights.yaml").read_text())
+        names = [c["name"] for c in registry["capabilities"]]
+        assert names == ["search_flights", "book_flight", "hotel_search"]
+
+    def test_database_tables_become_capabilities(self, tmp_path: Path) -> None:
+        """intercodesql: each table is a capability, its fields in the description."""
+        path = _file(tmp_path, [worfbench_item("sql_1", "Count the cities.", TABLES, GOLD)])
+        import_worfbench(path, root=tmp_path, suite="sql")
+        registry = yaml.safe_load((tmp_path / "evals/registries/sql.yaml").read_text())
+        assert [c["name"] for c in registry["capabilities"]] == ["city", "country"]
+        assert "ID, Name" in registry["capabilities"][0]["description"]
+
+    def test_action_lists_give_no_registry(self, tmp_path: Path) -> None:
+        """wikihow: free-text actions are not capabilities, so the suite has no registry."""
+        path = _file(tmp_path, [worfbench_item("how_1", "How to Clean a Brush", ACTIONS, GOLD)])
+        import_worfbench(path, root=tmp_path, suite="how")
+        assert "registry" not in _suite(tmp_path, "how")
+        assert not (tmp_path / "evals/registries").exists()
+        template = (tmp_path / "evals/prompts/how.md").read_text(encoding="utf-8")
+        assert "{capabilities}" not in template
+
+    def test_attribution_in_description_and_license_note(self, tmp_path: Path) -> None:
+        """The suite names WorfBench and its license; a LICENSE note sits beside the recordings."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+        (path.parent / "LICENSE").write_text("MIT License\n\nCopyright (c) 2024 ZJUNLP\n")
+        import_worfbench(path, root=tmp_path, suite="flights")
+        assert "zjunlp/WorfBench" in _suite(tmp_path, "flights")["description"]
+        note = (tmp_path / "plan_fixtures/flights/LICENSE").read_text(encoding="utf-8")
+        assert "zjunlp/WorfBench" in note
+        assert "Copyright (c) 2024 ZJUNLP" in note
+
+    def test_limit_keeps_the_first_items_and_says_so(self, tmp_path: Path) -> None:
+        """--limit imports the first N items and the description tells the reader."""
+        items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(5)]
+        result = import_worfbench(_file(tmp_path, items), root=tmp_path, suite="s", limit=2)
+        suite = _suite(tmp_path, "s")
+        assert [c["id"] for c in suite["cases"]] == ["demo_0", "demo_1"]
+        assert result.skipped == 3
+        assert "first 2 of 5" in suite["description"]
+        assert sorted(p.name for p in (tmp_path / "plan_fixtures/s/worfbench-gold").iterdir()) == [
+            "demo_0",
+            "demo_1",
+        ]
+
+    def test_reimport_removes_recordings_of_dropped_cases(self, tmp_path: Path) -> None:
+        """A re-import replaces the model's recordings, leaving none for cases now gone."""
+        items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
+        path = _file(tmp_path, items)
+        import_worfbench(path, root=tmp_path, suite="s")
+        import_worfbench(path, root=tmp_path, suite="s", limit=1)
+        assert [p.name for p in (tmp_path / "plan_fixtures/s/worfbench-gold").iterdir()] == [
+            "demo_0"
+        ]
+
+    def test_reimporting_unchanged_data_changes_no_file(self, tmp_path: Path) -> None:
+        """Import times are kept for answers that did not change: a re-import gives no diff."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+        import_worfbench(path, root=tmp_path / "p", suite="s")
+        recording = tmp_path / "p/plan_fixtures/s/worfbench-gold/demo_1/sample-0.json"
+        stamped = json.loads(recording.read_text())
+        stamped["provenance"]["recorded_at"] = "2020-01-01T00:00:00Z"
+        recording.write_text(json.dumps(stamped))
+        import_worfbench(path, root=tmp_path / "p", suite="s")
+        assert ResponseFile.read(recording).provenance.recorded_at == "2020-01-01T00:00:00Z"
+
+    def test_sharegpt_turns_are_accepted(self, tmp_path: Path) -> None:
+        """Items written as from/value turns (human/gpt) import the same way."""
+        item = {
+            "id": "g_1",
+            "conversations": [
+                {"from": "human", "value": "Task: Plan a picnic."},
+                {"from": "gpt", "value": GOLD},
+            ],
+        }
+        import_worfbench(_file(tmp_path, [item]), root=tmp_path, suite="g")
+        assert _suite(tmp_path, "g")["cases"][0]["goal"] == "Plan a picnic."
+
+
+def _bad(tmp_path: Path, data: Any) -> Path:
+    path = tmp_path / "in" / "bad.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+class TestBadInput:
+    @pytest.mark.parametrize(
+        ("data", "message"),
+        [
+            ('{"tasks": []}', "expected a JSON list of items"),  # an object, not a list
+            ("[not json", "not JSON"),  # torn file
+            ("[]", "holds no items"),  # empty list
+            ([{"id": "x"}], "no 'conversations' list"),  # not an item
+            (  # the gold workflow is missing
+                [worfbench_item("demo_1", "Fly.", TOOLS)],
+                "no assistant turn",
+            ),
+            (  # an id that would escape the fixtures folder
+                [worfbench_item("../evil", "Fly.", TOOLS, GOLD)],
+                "not usable as a file name",
+            ),
+            (  # two items with one id
+                [worfbench_item("d", "A.", TOOLS, GOLD), worfbench_item("d", "B.", TOOLS, GOLD)],
+                "repeated: d",
+            ),
+        ],
+    )
+    def test_one_line_exit_2_nothing_written(
+        self, cli: Any, tmp_path: Path, data: Any, message: str
+    ) -> None:
+        """Unusable input: one line on stderr, exit 2, and no file appears."""
+        root = tmp_path / "proj"
+        root.mkdir()
+        result = cli("import", "worfbench", str(_bad(tmp_path, data)), "--root", str(root))
+        assert result.exit_code == 2
+        assert message in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in result.output + result.stderr
+        assert files_under(root) == set()
+
+    def test_missing_file(self, cli: Any, tmp_path: Path) -> None:
+        """A path that does not exist is a one-line error."""
+        result = cli("import", "worfbench", str(tmp_path / "nope.json"), "--root", str(tmp_path))
+        assert result.exit_code == 2
+        assert "cannot read the file" in result.stderr
+
+    def test_item_error_names_the_item(self, cli: Any, tmp_path: Path) -> None:
+        """The error says which item is wrong."""
+        items = [worfbench_item("ok_1", "A.", TOOLS, GOLD), worfbench_item("bad_2", "B.", TOOLS)]
+        result = cli("import", "worfbench", str(_bad(tmp_path, items)), "--root", str(tmp_path))
+        assert "item 1 (bad_2)" in result.stderr
+
+
+class TestAllOrNothing:
+    def test_failure_while_moving_leaves_no_new_files(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A crash half-way through the final moves undoes the moves already made."""
+        items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
+        path = _file(tmp_path, items)
+        root = tmp_path / "proj"
+        root.mkdir()
+        (root / "keep.txt").write_text("mine")
+        calls = {"n": 0}
+        real_replace = os.replace
+
+        def flaky_replace(src: Any, dst: Any) -> None:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise OSError(28, "No space left on device")
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", flaky_replace)
+        with pytest.raises(OSError, match="No space"):
+            import_worfbench(path, root=root, suite="s")
+        assert files_under(root) == {Path("keep.txt")}
+        assert [p.name for p in root.iterdir()] == ["keep.txt"]
+
+    def test_cli_says_so_in_one_line(
+        self, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A write failure is one line and exit 2 on the command line, not a traceback."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+
+        def refuse(src: Any, dst: Any) -> None:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(os, "replace", refuse)
+        result = cli("import", "worfbench", str(path), "--root", str(tmp_path / "p"))
+        assert result.exit_code == 2
+        assert "cannot write the import (Permission denied); nothing was written" in result.stderr
+        assert not (tmp_path / "p").exists()
+
+    def test_failed_reimport_keeps_the_previous_import(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """If a re-import fails part-way, the earlier suite and recordings are put back."""
+        items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
+        path = _file(tmp_path, items)
+        import_worfbench(path, root=tmp_path / "p", suite="s")
+        before = {p: (tmp_path / "p" / p).read_bytes() for p in files_under(tmp_path / "p")}
+        real_replace = os.replace
+        calls = {"n": 0}
+
+        def flaky_replace(src: Any, dst: Any) -> None:
+            calls["n"] += 1
+            if calls["n"] == 5:
+                raise KeyboardInterrupt
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", flaky_replace)
+        with pytest.raises(KeyboardInterrupt):
+            import_worfbench(path, root=tmp_path / "p", suite="s", limit=1)
+        after = {p: (tmp_path / "p" / p).read_bytes() for p in files_under(tmp_path / "p")}
+        assert after == before

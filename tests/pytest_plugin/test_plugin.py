@@ -1,0 +1,258 @@
+"""``pytest --planeval evals/``: suites as test items, on small hand-written suites."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+# Imported here so that pytester's in-process runs (which drop the modules they import) do not
+# import the runner and its dependencies again for every test.
+import harness.run
+import harness.suite  # noqa: F401
+from harness.recording import Provenance, ResponseFile, prompt_hash
+
+pytest_plugins = ["pytester"]
+
+TEMPLATE = "Plan this goal as JSON tasks.\n\nGoal: {goal}\n"
+GOOD = {"tasks": [{"id": "a", "description": "Fetch"},
+                  {"id": "b", "description": "Use", "depends_on": ["a"]}]}  # fmt: skip
+CYCLE = {"tasks": [{"id": "a", "description": "Chicken", "depends_on": ["b"]},
+                   {"id": "b", "description": "Egg", "depends_on": ["a"]}]}  # fmt: skip
+SUITE = """\
+suite: demo
+description: Hand-written cases for the pytest plugin tests
+prompt: prompts/demo.md
+plan_format: auto
+samples: 1
+models:
+  - {id: handmade, provider: command, command: "cat"}
+cases:
+  - {id: good, goal: "Fetch and use", tags: [smoke]}
+  - {id: cycle, goal: "Chicken and egg"}
+  - {id: junk, goal: "Say something"}
+  - {id: nothing, goal: "Never recorded"}
+  - {id: old, goal: "Recorded under another prompt"}
+"""
+
+
+QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-p", "no:benchmark")
+"""Plugins the inner runs do without: hypothesis's costs seconds per in-process run, and a
+pytest-benchmark installed beside us warns (an error here) when xdist is active."""
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*QUIET, *args)
+
+
+def _record(root: Path, suite: str, model: str, case: str, answer: str, *, digest: str) -> None:
+    ResponseFile(
+        provenance=Provenance(
+            source="handwritten",
+            model=model,
+            prompt_hash=digest,
+            recorded_at="2026-11-29T00:00:00Z",
+            harness_version="test",
+        ),
+        response=answer,
+    ).write(root / "plan_fixtures" / suite / model / case / "sample-0.json")
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Path:
+    """A project with one suite: a passing, a failing, an unparseable, a missing and a stale
+    case (all recordings hand-written)."""
+    root = pytester.path
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (root / "evals" / "prompts").mkdir(parents=True)
+    (root / "evals" / "prompts" / "demo.md").write_text(TEMPLATE)
+    (root / "evals" / "demo.yaml").write_text(SUITE)
+    (root / "evals" / "registry.yaml").write_text("capabilities: [{name: fetch}]\n")
+    digest = prompt_hash(TEMPLATE)
+    _record(root, "demo", "handmade", "good", json.dumps(GOOD), digest=digest)
+    _record(root, "demo", "handmade", "cycle", json.dumps(CYCLE), digest=digest)
+    _record(root, "demo", "handmade", "junk", "I would rather not plan.", digest=digest)
+    _record(root, "demo", "handmade", "old", json.dumps(GOOD), digest=prompt_hash("older"))
+    return root
+
+
+class TestCollection:
+    def test_items_have_readable_ids(self, pytester: pytest.Pytester, project: Path) -> None:
+        """One item per case x model x sample, named suite-file::case[model-sN]."""
+        result = _run(pytester, "--planeval", "evals/", "--collect-only", "-q")
+        ids = [line for line in result.outlines if "::" in line]
+        assert ids == [
+            "evals/demo.yaml::good[handmade-s0]",
+            "evals/demo.yaml::cycle[handmade-s0]",
+            "evals/demo.yaml::junk[handmade-s0]",
+            "evals/demo.yaml::nothing[handmade-s0]",
+            "evals/demo.yaml::old[handmade-s0]",
+        ]
+
+    def test_samples_multiply_items(self, pytester: pytest.Pytester, project: Path) -> None:
+        """samples: 2 gives s0 and s1 for each case and model."""
+        suite = project / "evals" / "demo.yaml"
+        suite.write_text(suite.read_text().replace("samples: 1", "samples: 2"))
+        result = _run(pytester, "--planeval", "evals/", "--collect-only", "-q", "-k", "good")
+        assert [x for x in result.outlines if "::" in x] == [
+            "evals/demo.yaml::good[handmade-s0]",
+            "evals/demo.yaml::good[handmade-s1]",
+        ]
+
+    def test_nothing_is_collected_without_the_flag(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """Installing planeval changes no other test run: YAML is ignored without --planeval."""
+        result = _run(pytester, "evals/")
+        assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+    def test_malformed_suite_is_one_line(self, pytester: pytest.Pytester, project: Path) -> None:
+        """A suite the loader refuses is a collection error with its one-line reason."""
+        (project / "evals" / "broken.yaml").write_text("suite: broken\nprompt: nope.md\n")
+        result = _run(pytester, "--planeval", "evals/broken.yaml")
+        assert result.ret == pytest.ExitCode.INTERRUPTED
+        result.stdout.fnmatch_lines(["*broken.yaml*"])
+        assert "Traceback" not in result.stdout.str()
+
+
+class TestOutcomes:
+    def test_statuses_map_to_pass_fail_and_error(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """pass passes; fail and unparseable fail; missing and stale are errors."""
+        result = _run(pytester, "--planeval", "evals/")
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+    def test_failure_lists_the_violations(self, pytester: pytest.Pytester, project: Path) -> None:
+        """A failing item's message names each violation's check and says what is wrong."""
+        result = _run(pytester, "--planeval", "evals/", "-k", "cycle")
+        result.assert_outcomes(failed=1)
+        text = result.stdout.str()
+        assert "acyclic (error)" in text
+        assert "violation(s) of error severity" in text
+        assert "Traceback" not in text and "def runtest" not in text
+
+    def test_unparseable_says_no_plan(self, pytester: pytest.Pytester, project: Path) -> None:
+        """An answer without a plan fails and says so."""
+        result = _run(pytester, "--planeval", "evals/", "-k", "junk")
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(["*unparseable: no plan in the answer*"])
+
+    def test_missing_is_an_error_with_the_rerecord_command(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """A missing recording is an error (not a failure) that gives the exact command."""
+        result = _run(pytester, "--planeval", "evals/", "-k", "nothing")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(
+            [
+                "*missing recording for nothing x handmade sample 0*",
+                "*re-record with: planeval run evals/demo.yaml --record-mode new_episodes "
+                "--model handmade",
+            ]
+        )
+        assert "def setup" not in result.stdout.str()
+
+    def test_stale_is_an_error(self, pytester: pytest.Pytester, project: Path) -> None:
+        """A recording made under another prompt is an error, with the command."""
+        result = _run(pytester, "--planeval", "evals/", "-k", "old")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*stale recording for old x handmade*", "*re-record with:*"])
+
+    def test_dataset_models_cannot_be_rerecorded(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """For imported data the message says to re-import instead of a run command."""
+        suite = project / "evals" / "demo.yaml"
+        suite.write_text(
+            suite.read_text().replace(
+                '{id: handmade, provider: command, command: "cat"}',
+                "{id: handmade, provider: dataset}",
+            )
+        )
+        result = _run(pytester, "--planeval", "evals/", "-k", "nothing")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*cannot be re-recorded; re-import it*"])
+
+    def test_pass_rates_are_summed_up(self, pytester: pytest.Pytester, project: Path) -> None:
+        """The session ends with the pass rate per suite and model, counted as planeval run
+        counts (unparseable is a failure; missing and stale are shown apart)."""
+        result = _run(pytester, "--planeval", "evals/")
+        result.stdout.fnmatch_lines(
+            [
+                "*planeval pass rates*",
+                "demo x handmade: 1/3 pass (33%); unparseable 1, missing 1, stale 1",
+            ]
+        )
+
+
+class TestPytestFeatures:
+    def test_k_selects_by_tag_and_name(self, pytester: pytest.Pytester, project: Path) -> None:
+        """-k matches the case id and the case's tags."""
+        _run(pytester, "--planeval", "evals/", "-k", "smoke").assert_outcomes(passed=1)
+        _run(pytester, "--planeval", "evals/", "-k", "good or cycle").assert_outcomes(
+            passed=1, failed=1
+        )
+
+    def test_x_stops_at_the_first_failure(self, pytester: pytest.Pytester, project: Path) -> None:
+        """-x stops after the first failing item."""
+        result = _run(pytester, "--planeval", "evals/", "-x")
+        result.assert_outcomes(passed=1, failed=1)
+
+    def test_junitxml_carries_failures_and_errors(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """--junitxml: failures hold the violations, errors the re-record command."""
+        _run(pytester, "--planeval", "evals/", "--junitxml=out.xml")
+        tree = ET.parse(project / "out.xml")
+        cases = {c.get("name"): c for c in tree.iter("testcase")}
+        assert set(cases) == {
+            "good[handmade-s0]", "cycle[handmade-s0]", "junk[handmade-s0]",
+            "nothing[handmade-s0]", "old[handmade-s0]",
+        }  # fmt: skip
+        failure = cases["cycle[handmade-s0]"].find("failure")
+        assert failure is not None and "acyclic" in (failure.text or "")
+        error = cases["nothing[handmade-s0]"].find("error")
+        assert error is not None and "re-record with: planeval run" in (error.text or "")
+        props = {p.get("name"): p.get("value") for p in cases["good[handmade-s0]"].iter("property")}
+        assert props["planeval_status"] == "pass"
+
+    def test_xdist_gives_the_same_outcomes(self, pytester: pytest.Pytester, project: Path) -> None:
+        """pytest-xdist (-n 2) collects the same items on every worker and runs them."""
+        result = pytester.runpytest_subprocess(
+            *QUIET, "--planeval", "evals/", "-n", "2", "-p", "xdist"
+        )
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        result.stdout.fnmatch_lines(["*re-record with: planeval run evals/demo.yaml*"])
+        result.stdout.fnmatch_lines(["demo x handmade: 1/3 pass (33%); *"])
+
+
+class TestRecordMode:
+    def test_record_mode_once_records_the_missing_sample(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """--planeval-record-mode once calls the planner for the missing case and records it;
+        the default mode then replays that recording."""
+        planner = project / "planner.py"
+        planner.write_text(f"import sys\nsys.stdin.read()\nprint({json.dumps(GOOD)!r})\n")
+        suite = project / "evals" / "demo.yaml"
+        command = shlex.join([sys.executable, str(planner)])
+        suite.write_text(suite.read_text().replace('command: "cat"', f"command: {command!r}"))
+        recorded = _run(pytester, "--planeval", "evals/", "-k", "nothing",
+                        "--planeval-record-mode", "once")  # fmt: skip
+        recorded.assert_outcomes(passed=1)
+        assert (project / "plan_fixtures/demo/handmade/nothing/sample-0.json").is_file()
+        _run(pytester, "--planeval", "evals/", "-k", "nothing").assert_outcomes(passed=1)
+
+    def test_fixtures_folder_option(self, pytester: pytest.Pytester, project: Path) -> None:
+        """--planeval-fixtures replays from another folder, and the hint passes it on."""
+        shutil.move(project / "plan_fixtures", project / "elsewhere")
+        result = _run(pytester, "--planeval", "evals/", "--planeval-fixtures", "elsewhere")
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        result.stdout.fnmatch_lines(["*--model handmade --fixtures elsewhere"])

@@ -1,0 +1,120 @@
+"""The four report files: summary.md, report.html, junit.xml, results.csv."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from harness.report import (
+    MAX_CHARS,
+    load_run,
+    render_html,
+    render_summary_md,
+    summarize,
+    write_report,
+)
+from tests.report._synthetic import make_run
+
+
+def _outcomes(models: int, cases: int, letters: str) -> dict[tuple[str, str], str]:
+    return {
+        (f"model-{m}", f"case-{c:04d}"): letters[(m + c) % len(letters) :]
+        + letters[: (m + c) % len(letters)]
+        for m in range(models)
+        for c in range(cases)
+    }
+
+
+def test_writes_four_files(tmp_path: Path) -> None:
+    """report writes summary.md, report.html, junit.xml and results.csv into the run folder."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf", ("a", "c2"): "mu", ("b", "c1"): "pe"})
+    files = write_report(run)
+    for p in (files.summary_md, files.report_html, files.junit_xml, files.results_csv):
+        assert p.parent == run and p.stat().st_size > 0
+    assert not list(run.glob(".*.tmp"))
+
+
+def test_summary_shows_rates_and_what_was_not_counted(tmp_path: Path) -> None:
+    """The markdown has the per-model rate with its interval and the missing rows."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pfp", ("a", "c2"): "mpp"})
+    text = write_report(run).summary_md.read_text()
+    assert "| `a` | **80.0%** | 37.6–96.4% | 4 / 5 |" in text
+    assert "1 missing" in text and "**missing**" in text
+    assert "Flaky cases (1)" in text
+
+
+def test_summary_stays_under_the_comment_limit(tmp_path: Path) -> None:
+    """Many models, flaky cases and missing rows: lists are cut (with a count) to fit."""
+    long = "x" * 200
+    outcomes = {(f"{long}-{m}", f"{long}-{c}"): "pfm" for m in range(30) for c in range(20)}
+    summary = summarize(load_run(make_run(tmp_path / "r", outcomes)))
+    assert len(render_summary_md(summary)) < MAX_CHARS
+    small = render_summary_md(summary, max_chars=6000)
+    assert len(small) < 6000
+    assert "more flaky cases" in small
+
+
+def test_junit_has_one_testcase_per_row_with_violations(tmp_path: Path) -> None:
+    """Failures carry the violations; missing / stale / error are errors, not failures."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pfs", ("b", "c1"): "ue"})
+    root = ET.parse(write_report(run).junit_xml).getroot()
+    cases = root.findall(".//testcase")
+    assert len(cases) == 5
+    failures = root.findall(".//failure")
+    assert len(failures) == 2
+    assert any("acyclic" in (f.text or "") for f in failures)
+    assert {e.get("type") for e in root.findall(".//error")} == {"stale", "error"}
+    assert cases[1].get("name") == "c1[a-s1]"
+
+
+def test_csv_has_one_line_per_row(tmp_path: Path) -> None:
+    """results.csv: one line per result, with failed checks named."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf", ("a", "c2"): "m"})
+    with write_report(run).results_csv.open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["status"] for r in rows] == ["pass", "fail", "missing"]
+    assert rows[1]["failed_checks"] == "acyclic"
+
+
+def test_html_is_self_contained(tmp_path: Path) -> None:
+    """No external resource: no src/href attributes, no @import, no url(http...)."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf", ("b", "c1"): "um"}, torn=True)
+    html = write_report(run).report_html.read_text()
+    assert not re.search(r"\b(src|href)\s*=", html)
+    assert "@import" not in html and "url(http" not in html
+    assert "<svg" in html and "is torn" in html
+    data = re.search(r'<script type="application/json" id="case-data">(.*?)</script>', html, re.S)
+    assert data is not None
+    payload = json.loads(data.group(1))
+    assert payload["models"] == ["a", "b"]
+    assert payload["cases"][0]["s"] == ["pf", "um"]
+
+
+def test_html_escapes_names(tmp_path: Path) -> None:
+    """Case and model ids cannot inject markup."""
+    run = make_run(tmp_path / "r", {("<b>m</b>", "</script><i>c"): "p"})
+    html = write_report(run).report_html.read_text()
+    assert "</script><i>" not in html and "<b>m</b>" not in html
+
+
+def test_html_size_is_bounded_by_the_plan_budget(tmp_path: Path) -> None:
+    """Beyond the plan budget plans are left out, and the page says so."""
+    run = make_run(tmp_path / "r", _outcomes(2, 50, "pf"))
+    summary = summarize(load_run(run))
+    small = render_html(summary, plan_budget=100)  # less than one plan
+    full = render_html(summary)
+    assert len(small) < len(full)
+    assert "were left out to keep this file small" in small
+    assert "were left out to keep this file small" not in full
+
+
+def test_tags_are_shown(tmp_path: Path) -> None:
+    """summary.md and report.html both show the pass rate per tag."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "pf", ("b", "c1"): "pp"})
+    files = write_report(run)
+    text = files.summary_md.read_text()
+    assert "| `t1` | 75.0% | 3 / 4 | `a` 50.0% |" in text
+    assert "Pass rate per tag" in files.report_html.read_text()
