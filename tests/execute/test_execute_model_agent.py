@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _execute_helpers import chain_plan
 
 from harness.execute import execute, make_model_agent, model_agent
+from tests.execute._execute_helpers import chain_plan
 
 KEY = "sk-test-not-a-real-key-123"
 

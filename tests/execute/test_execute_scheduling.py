@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _execute_helpers import RecordingAgent, chain_plan, diamond_plan
 
 from harness._errors import PlanLoadError
 from harness.execute import TaskContext, TaskError, execute
 from harness.journal import replay
 from harness.plan import Plan
+from tests.execute._execute_helpers import RecordingAgent, chain_plan, diamond_plan
 
 FAST = {"backoff": 0.0}
 

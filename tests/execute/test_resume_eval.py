@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _execute_helpers import chain_plan, diamond_plan
 
 import harness.execute
 import harness.journal
 from harness.execute import CRASH_MODES, TaskContext, demo_agent, resume_scenarios
 from harness.plan import Plan
+from tests.execute._execute_helpers import chain_plan, diamond_plan
 
 
 def test_every_crash_point_of_a_chain_passes(tmp_path: Path) -> None:
