@@ -7,7 +7,8 @@ from harness.journal._events import (
     EventNotSerializableError,
     encode_event,
 )
-from harness.journal._replay import Damage, JournalDamagedError, ReplayState, TaskState, replay
+from harness.journal._replay import replay
+from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 from harness.journal._writer import JournalWriter, TornTailRepair
 
 __all__ = [
