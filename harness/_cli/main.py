@@ -20,6 +20,7 @@ from harness._cli import (
     import_,
     journal,
     report,
+    resume_eval,
     run,
     schema,
 )
@@ -60,6 +61,7 @@ app.command("baseline")(baseline.baseline_command)
 app.add_typer(import_.app, name="import")
 app.command("execute")(execute.execute_command)
 app.add_typer(journal.journal_app, name="journal")
+app.command("resume-eval")(resume_eval.resume_eval_command)
 
 
 def main(argv: list[str] | None = None) -> None:

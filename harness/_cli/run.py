@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from harness.run import ResultRow, RunResult
+    from harness.suite import Suite
+
+    Progress = Callable[[ResultRow], None]
 
 _SHOWN = 10
 _SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
@@ -50,18 +53,59 @@ def run_command(
     Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
     4 infrastructure errors, 130 interrupted.
     """
+    from harness.run import live_record_mode, run_suite
+
+    mode = live_record_mode(live, record_mode, os.environ)
+
+    def evaluate(suite: Suite, target: Path | None, advance: Progress | None) -> RunResult:
+        return run_suite(
+            suite,
+            models=model or None,
+            samples=samples,
+            record_mode=mode,
+            concurrency=concurrency,
+            out=target,
+            progress=advance,
+            fixtures=fixtures,
+        )
+
+    run_and_report(
+        suites,
+        evaluate,
+        models=model,
+        samples=samples,
+        out=out,
+        fixtures=fixtures,
+        show_progress=mode != "none",
+    )
+
+
+def run_and_report(
+    suites: list[Path],
+    evaluate: Callable[[Suite, Path | None, Progress | None], RunResult],
+    *,
+    models: list[str],
+    samples: int | None,
+    out: Path | None,
+    fixtures: Path | None,
+    show_progress: bool,
+) -> NoReturn:
+    """Load the suites, evaluate each into its run, report, print one table, exit the worst.
+
+    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, run_folder, progress)`` makes one
+    suite's run.
+    """
     from rich.console import Console
 
     from harness._errors import InputError
-    from harness.run import RunInterrupted, live_record_mode, run_suite
+    from harness.run import RunInterrupted
     from harness.suite import load_suite
 
-    mode = live_record_mode(live, record_mode, os.environ)
     # Logs (CI) are not terminals: give tables room instead of rich's 80-column default.
     stdout = Console(width=None if sys.stdout.isatty() else 160)
     stderr = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     try:
-        paths = _suite_files(suites)
+        paths = suite_files(suites)
         loaded = [load_suite(path) for path in paths]
     except InputError as exc:
         fail_input(exc)
@@ -70,18 +114,9 @@ def run_command(
     for path, suite in zip(paths, loaded, strict=True):
         target = out / suite.name if out is not None and len(loaded) > 1 else out
         try:
-            total = len(model or suite.models) * len(suite.cases) * (samples or suite.samples)
-            with _progress(stderr, enabled=mode != "none", total=total) as advance:
-                result = run_suite(
-                    suite,
-                    models=model or None,
-                    samples=samples,
-                    record_mode=mode,
-                    concurrency=concurrency,
-                    out=target,
-                    progress=advance,
-                    fixtures=fixtures,
-                )
+            total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
+            with _progress(stderr, enabled=show_progress, total=total) as advance:
+                result = evaluate(suite, target, advance)
         except InputError as exc:
             fail_input(exc)
         except RunInterrupted as stop:
@@ -92,14 +127,14 @@ def run_command(
                 "(run.json marks the run interrupted)"
             )
             raise typer.Exit(ExitCode.INTERRUPTED) from None
-        _report(stderr, result, str(path), fixtures)
+        report_run(stderr, result, str(path), fixtures)
         results.append(result)
         worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
-    _print_table(stdout, results)
+    print_table(stdout, results)
     raise typer.Exit(worst)
 
 
-def _suite_files(args: list[Path]) -> list[Path]:
+def suite_files(args: list[Path]) -> list[Path]:
     """The suite files named, with each folder replaced by the ``*.yaml`` files in it."""
     from harness._errors import SuiteError
 
@@ -141,7 +176,7 @@ def _progress(
         yield advance
 
 
-def _print_table(console: Console, results: list[RunResult]) -> None:
+def print_table(console: Console, results: list[RunResult]) -> None:
     """One table for every suite and model: pass rate with its Wilson 95% interval."""
     from rich.table import Table
 
@@ -184,7 +219,7 @@ def _print_table(console: Console, results: list[RunResult]) -> None:
     console.print(table)
 
 
-def _report(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
+def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
     """What a person must know about one suite's run, on stderr: where, and what went wrong."""
     stderr.print(
         f"{result.manifest.suite}: {result.run_dir / 'results.jsonl'}",

@@ -13,9 +13,11 @@ from harness.execute._resume_eval import (
     ResumeScenario,
     resume_scenarios,
 )
+from harness.execute._suite_resume import RESUME_SUFFIX, resume_eval_suite, resume_row
 
 __all__ = [
     "CRASH_MODES",
+    "RESUME_SUFFIX",
     "Agent",
     "AgentLoadError",
     "CrashMode",
@@ -34,5 +36,7 @@ __all__ = [
     "make_model_agent",
     "model_agent",
     "resolve_task",
+    "resume_eval_suite",
+    "resume_row",
     "resume_scenarios",
 ]

@@ -83,6 +83,7 @@ def resume_scenarios(
     modes: Sequence[CrashMode] = CRASH_MODES,
     max_concurrency: int = 1,
     workdir: str | Path | None = None,
+    fsync_every: int = 1,
 ) -> list[ResumeScenario]:
     """Crash a plan at every task, resume it, and check the invariants.
 
@@ -94,6 +95,8 @@ def resume_scenarios(
         max_concurrency: 1 (default) makes "crash at position i" mean exactly "after the
             first i tasks"; more lets independent tasks be cut mid-flight too.
         workdir: where the journals go (kept); a temporary directory when None.
+        fsync_every: the journals' fsync interval (the simulated crashes keep the process
+            alive, so a large value only saves time).
 
     Returns:
         One ``ResumeScenario`` per task and mode, in execution order.
@@ -113,6 +116,7 @@ def resume_scenarios(
             agent=base_agent,
             max_concurrency=max_concurrency,
             backoff=0.0,
+            fsync_every=fsync_every,
         )
         results = []
         for position, task_id in enumerate(order):
@@ -128,6 +132,7 @@ def resume_scenarios(
                         mode,
                         reference.outputs if reference.ok else None,
                         max_concurrency,
+                        fsync_every,
                     )
                 )
     return results
@@ -142,6 +147,7 @@ def _scenario(
     mode: CrashMode,
     reference: Any,
     max_concurrency: int,
+    fsync_every: int,
 ) -> ResumeScenario:
     stop = threading.Event()
 
@@ -162,6 +168,7 @@ def _scenario(
         max_attempts=1,
         backoff=0.0,
         max_concurrency=max_concurrency,
+        fsync_every=fsync_every,
     )
     if mode == "torn_write":
         with open(journal, "ab") as handle:
@@ -177,7 +184,13 @@ def _scenario(
         return agent(context)
 
     resumed = execute(
-        plan, journal, agent=counting, resume=True, backoff=0.0, max_concurrency=max_concurrency
+        plan,
+        journal,
+        agent=counting,
+        resume=True,
+        backoff=0.0,
+        max_concurrency=max_concurrency,
+        fsync_every=fsync_every,
     )
     violations = []
     again = [t for t in completed_before if calls[t]]

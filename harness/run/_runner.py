@@ -8,6 +8,7 @@ still in flight when the run stops leaves either a complete recording or none.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -129,6 +130,8 @@ def run_suite(
     fixtures: Path | None = None,
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
+    transform: Callable[[ResultRow], ResultRow] | None = None,
+    label: str | None = None,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
 
@@ -143,6 +146,10 @@ def run_suite(
         fixtures: the recordings folder (default ``<root>/plan_fixtures``).
         retry: the retry policy for live calls (default: each model's ``retries``).
         env: environment for API keys (default ``os.environ``).
+        transform: applied to each checked row before it is written (``resume-eval`` turns a
+            row's plan into crash-and-resume scenario outcomes here).
+        label: the suite name written into the run and its rows (default the suite's name);
+            a run of another kind gets its own label so it is never compared with plain runs.
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
@@ -159,10 +166,11 @@ def run_suite(
     items = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
     notices = _preflight(suite, chosen, items, mode, fixtures, env)
     started = _now()
-    run_dir = _run_dir(suite, out, started)
+    name = label or suite.name
+    run_dir = _run_dir(suite, out, started, name)
     manifest = RunManifest(
         run_id=run_dir.name,
-        suite=suite.name,
+        suite=name,
         suite_path=_relative(suite.path, suite.root),
         prompt_hash=suite.prompt_hash,
         models=[m.describe() for m in chosen],
@@ -202,7 +210,10 @@ def run_suite(
     last_flush = time.monotonic()
     with (run_dir / "results.jsonl").open("a", encoding="utf-8", newline="\n") as sink:
         try:
-            for row in rows:
+            for checked in rows:
+                row = transform(checked) if transform is not None else checked
+                if label is not None:
+                    row = dataclasses.replace(row, suite=label)
                 sink.write(json.dumps(_row_dict(row), ensure_ascii=False) + "\n")
                 if time.monotonic() - last_flush >= flush_every:
                     sink.flush()
@@ -371,10 +382,10 @@ def _row_dict(row: ResultRow) -> dict[str, object]:
     return {name: getattr(row, name) for name in _ROW_FIELDS}
 
 
-def _run_dir(suite: Suite, out: Path | None, started: datetime) -> Path:
+def _run_dir(suite: Suite, out: Path | None, started: datetime, name: str) -> Path:
     if out is None:
         stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        out = suite.root / "reports" / "runs" / f"{stamp}-{suite.name}-{secrets.token_hex(2)}"
+        out = suite.root / "reports" / "runs" / f"{stamp}-{name}-{secrets.token_hex(2)}"
     out = Path(out)
     if (out / "results.jsonl").exists() or (out / "run.json").exists():
         raise InputError(

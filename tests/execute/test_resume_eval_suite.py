@@ -1,0 +1,90 @@
+"""``resume-eval``: crash-and-resume scenarios over a suite's recorded plans, as a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.execute import RESUME_SUFFIX, resume_eval_suite, resume_row
+from harness.run import ResultRow
+from harness.suite import load_suite
+from harness.testing import make_project, sound_plan, write_response
+from tests.cli_helpers import run_cli
+
+CYCLE = {"tasks": [{"id": "a", "depends_on": ["b"]}, {"id": "b", "depends_on": ["a"]}]}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A hand-written suite: a sound plan, a cyclic plan, and a case never recorded."""
+    path = make_project(
+        tmp_path,
+        cases=[
+            {"id": "sound", "goal": "g"},
+            {"id": "cycle", "goal": "g"},
+            {"id": "none", "goal": "g"},
+        ],
+    )
+    write_response(tmp_path, "demo", "planner", "sound", json.dumps(sound_plan(tasks=4)))
+    write_response(tmp_path, "demo", "planner", "cycle", json.dumps(CYCLE))
+    return path
+
+
+def test_rows_carry_one_check_per_crash_mode(project: Path, tmp_path: Path) -> None:
+    """A sound plan passes every crash mode; each mode is a check of the row."""
+    result = resume_eval_suite(load_suite(project), out=tmp_path / "run")
+    rows = {row.case: row for row in result.rows}
+    sound = rows["sound"]
+    assert sound.status == "pass"
+    assert sound.checks == {
+        "executable": "pass",
+        "resume_raise": "pass",
+        "resume_interrupt": "pass",
+        "resume_torn_write": "pass",
+    }
+    assert sound.detail == "12 crash scenarios"  # 4 tasks x 3 modes
+    assert sound.suite == "demo" + RESUME_SUFFIX
+    assert result.manifest.suite == "demo.resume"
+
+
+def test_a_plan_that_cannot_run_fails_and_missing_stays_missing(
+    project: Path, tmp_path: Path
+) -> None:
+    """A cyclic plan fails 'executable'; a case without a recording stays missing."""
+    result = resume_eval_suite(load_suite(project), out=tmp_path / "run", modes=("raise",))
+    rows = {row.case: row for row in result.rows}
+    assert rows["cycle"].status == "fail"
+    assert rows["cycle"].violations[0]["check"] == "executable"
+    assert rows["none"].status == "missing"
+    assert result.exit_code == 3
+
+
+def test_broken_invariant_is_a_violation_at_the_crash_point() -> None:
+    """A plan whose dependent runs on a failed input (on_failure: continue) breaks the
+    invariant that a resume reproduces the uninterrupted outputs: reported per crash task."""
+    plan = {
+        "tasks": [
+            {"id": "a", "on_failure": "continue"},
+            {"id": "b", "depends_on": ["a"], "needs": {"x": "a"}},
+        ]
+    }
+    row = ResultRow(suite="s", case="c", model="m", sample=0, status="pass", plan=plan)
+    out = resume_row(row, modes=("raise",))
+    assert out.status == "fail"
+    (violation,) = out.violations
+    assert violation["check"] == "resume_raise" and violation["task"] == "a"
+    assert violation["path"] == "/tasks/0"
+
+
+def test_cli_exit_code_and_table(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    """The command prints the table with the .resume label and exits like run (3: missing)."""
+    result = run_cli(
+        capsys, "resume-eval", str(project), "--mode", "raise", "--out", str(tmp_path / "r")
+    )
+    assert result.code == 3
+    assert "demo.resume" in result.out
+    assert run_cli(capsys, "resume-eval", str(project), "--mode", "explode").code == 2
