@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy is imported where it is used: `planeval run` needs only math
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "Z95",
@@ -44,6 +46,8 @@ def wilson_intervals(
     successes: npt.ArrayLike, n: npt.ArrayLike, z: float = Z95
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``wilson_interval`` over arrays (NaN where ``n`` is 0)."""
+    import numpy as np
+
     s = np.asarray(successes, dtype=float)
     m = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -129,6 +133,8 @@ def paired_bootstrap(
         resamples: number of resamples.
         seed: the random seed (results are reproducible for a given seed).
     """
+    import numpy as np
+
     d = np.asarray(diff_sums, dtype=float)
     w = np.asarray(counts, dtype=float)
     observed = float(d.sum() / w.sum()) if w.sum() > 0 else math.nan

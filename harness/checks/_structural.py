@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
+from collections.abc import Callable
 
 from harness._gc import gc_paused
 from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
@@ -388,24 +389,41 @@ class _Checker:
     def _redundant(self) -> None:
         if len(self.order) != len(self.tasks):
             return  # a cyclic graph has no meaningful transitive reduction
-        multi = [i for i, ds in enumerate(self.deps) if len(set(ds)) > 1]
+        deps = self.deps
+        multi = [i for i, ds in enumerate(deps) if len(ds) > 1]
         if not multi:
             return
-        exact = len(self.tasks) <= _EXACT_REDUNDANCY_LIMIT
-        if exact:
-            bits, bit_of = self._ancestor_bits({d for i in multi for d in self.deps[i]})
+        if len(self.tasks) <= _EXACT_REDUNDANCY_LIMIT:
+            bits, bit_of = self._ancestor_bits({d for i in multi for d in deps[i]})
+            for c in multi:
+                reach = 0  # every task reached through a dependency, bit per target
+                for o in deps[c]:
+                    reach |= bits[o]
+                implied = [d for d in deps[c] if (reach >> bit_of[d]) & 1]
+                if implied:
+                    self._report_redundant(
+                        c, implied, lambda o, d: bool((bits[o] >> bit_of[d]) & 1)
+                    )
+            return
         for c in multi:
-            ds = self.deps[c]
-            for j, d in enumerate(self.tasks[c].depends_on):
-                di = self.index.get(d)
-                if di is None or di == c:
-                    continue
-                if exact:
-                    via = next((o for o in ds if o != di and (bits[o] >> bit_of[di]) & 1), None)
-                else:
-                    via = next((o for o in ds if o != di and di in self.deps[o]), None)
-                if via is not None:
-                    self._redundant_violation(c, j, d, via)
+            ds = deps[c]
+            grand = {g for o in ds for g in deps[o]}
+            implied = [d for d in ds if d in grand]
+            if implied:
+                self._report_redundant(c, implied, lambda o, d: d in deps[o])
+
+    def _report_redundant(
+        self, c: int, implied: list[int], reaches: Callable[[int, int], bool]
+    ) -> None:
+        """Report each depends_on entry of task c that another dependency already implies."""
+        ds = self.deps[c]
+        for j, dep in enumerate(self.tasks[c].depends_on):
+            di = self.index.get(dep)
+            if di is None or di not in implied:
+                continue
+            via = next((o for o in ds if o != di and reaches(o, di)), None)
+            if via is not None:
+                self._redundant_violation(c, j, dep, via)
 
     def _redundant_violation(self, c: int, j: int, dep: str, via: int) -> None:
         tid, through = self.tasks[c].id, self.tasks[via].id

@@ -203,7 +203,7 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
     on_failure = get("on_failure")
     agent = get("agent")
     needs = get("needs")
-    return Task(
+    return _new_task(
         task_id,
         description if isinstance(description, str) else "",
         _strings(get("capabilities")),
@@ -216,6 +216,19 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
         if raw.keys() <= _KNOWN_TASK_KEYS
         else {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
     )
+
+
+# Big plans build hundreds of thousands of tasks; a frozen dataclass's __init__ goes through
+# object.__setattr__ once per field, three times slower than the slot setters used here. The
+# result is the same object (tests compare it with Task(...)); Task has no __post_init__.
+_TASK_SLOTS = tuple(Task.__dict__[name].__set__ for name in Task.__dataclass_fields__)
+
+
+def _new_task(*values: Any) -> Task:
+    task = object.__new__(Task)
+    for set_slot, value in zip(_TASK_SLOTS, values, strict=True):
+        set_slot(task, value)
+    return task
 
 
 def _strings(value: Any) -> tuple[str, ...]:

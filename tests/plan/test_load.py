@@ -260,3 +260,24 @@ class TestNotebookInputs:
             load_plan(str(path))
         assert "Path(" in (info.value.hint or "")
         assert load_plan(path).plan_id == "orders-2026-11"
+
+
+def test_loaded_task_equals_constructed_task() -> None:
+    """The fast construction path gives exactly the object Task(...) gives, every field."""
+    from harness.plan import Task
+
+    doc = {
+        "id": "b",
+        "description": "d",
+        "capabilities": ["c"],
+        "depends_on": ["a"],
+        "needs": {"x": "a"},
+        "on_failure": "continue",
+        "agent": {"name": "n"},
+        "k": 1,
+    }
+    loaded = Plan.from_dict({"tasks": [{"id": "a"}, doc]}).task("b")
+    built = Task("b", "d", ("c",), ("a",), (Need("x", "a"),), "continue", {"name": "n"}, {"k": 1})
+    assert loaded == built
+    assert (loaded.agent, loaded.extra) == (built.agent, built.extra)
+    assert repr(loaded) == repr(built)
