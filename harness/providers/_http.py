@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -39,7 +40,7 @@ def plan_json_schema() -> dict[str, Any]:
     return schema
 
 
-class HttpProvider:
+class HttpProvider(ABC):
     """A provider reached over HTTP through its official SDK and recorded as a cassette."""
 
     name: str = ""
@@ -62,9 +63,9 @@ class HttpProvider:
         """The full URL of the request (what the cassette matches on)."""
         return self.base_url(model) + self.path
 
+    @abstractmethod
     def request_body(self, model: ModelSpec, prompt: str) -> dict[str, Any]:
         """The JSON body sent for ``prompt`` (what the cassette matches on)."""
-        raise NotImplementedError
 
     # -- before any request -----------------------------------------------------------------
     def key_variable(self, model: ModelSpec) -> str:
@@ -169,8 +170,9 @@ class HttpProvider:
             found = clients[key] = (self._client(sdk, model, api_key, http_client), transport)
         return found
 
+    @abstractmethod
     def _client(self, sdk: ModuleType, model: ModelSpec, api_key: str, http_client: Any) -> Any:
-        raise NotImplementedError
+        """The SDK client for ``model`` over ``http_client``."""
 
 
 def _short(text: str, limit: int = 160) -> str:
