@@ -34,7 +34,9 @@ from harness.plan import Plan, Task
 __all__ = ["EventHook", "Execution"]
 
 EventHook = Callable[[str, dict[str, Any]], None]
-_POLL = 0.05
+_POLL = 0.01
+"""Longest the scheduler sleeps without a result: how soon it notices a ``stop`` event set
+from outside (``interrupt()`` wakes it at once). 100 wake-ups a second cost nothing visible."""
 
 
 @dataclass(slots=True)
