@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from harness.testing import FakePlannerServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -19,3 +22,18 @@ def shared_data() -> Path:
             pytrace=False,
         )
     return SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def _server() -> Iterator[FakePlannerServer]:
+    """One fake OpenAI/Anthropic server on 127.0.0.1 per test module."""
+    with FakePlannerServer() as server:
+        yield server
+
+
+@pytest.fixture
+def server(_server: FakePlannerServer) -> FakePlannerServer:
+    """The module's fake planner server, reset (no scripted answers, faults or latency)."""
+    _server.reset()
+    _server.latency = 0.0
+    return _server
