@@ -11,8 +11,17 @@ The CLI turns it into one line and exit code 2; nothing else is printed.
     │   ├── RegistryError                  a capability registry is malformed
     │   ├── SuiteError                     an eval suite is malformed
     │   ├── RunFormatError                 a run folder / results.jsonl / baseline is unusable
-    │   └── JournalError                   a journal cannot be used (see harness.journal)
+    │   ├── JournalError                   a journal cannot be used as asked
+    │   │   ├── JournalDamagedError        strict replay met a damaged line (harness.journal)
+    │   │   └── EventNotSerializableError  an output that is not JSON (harness.journal)
+    │   ├── ProviderSetupError             live mode without its SDK, key or command
+    │   ├── AgentLoadError                 --agent names nothing callable (harness.execute)
+    │   ├── IncomparableRunsError          runs of different suites (harness.compare)
+    │   └── GateConfigError                thresholds outside [0, 1], ... (harness.gate)
     └── InfrastructureError (RuntimeError) network, provider or disk trouble: exit 4
+        └── ProviderError                  a planner call that failed after its retries
+
+Errors specific to one subsystem live in its package; the ones above them live here.
 """
 
 from __future__ import annotations
