@@ -184,7 +184,8 @@ def print_table(console: Console, results: list[RunResult]) -> None:
     from harness.stats import wilson_interval
 
     mode = results[0].manifest.record_mode if results else "none"
-    table = Table(title=f"pass rate per suite and model ({mode} mode)")
+    how = "replayed recordings" if mode == "none" else f"record mode {mode}"
+    table = Table(title=f"pass rate per suite and model ({how})")
     columns = (
         "suite",
         "model",
