@@ -178,7 +178,7 @@ class TestLiveRuns:
         """LIVE_EVALS=1 re-records like --live."""
         path = _http_suite(tmp_path, server)
         code, out, _ = _cli(str(path), env={"LIVE_EVALS": "1", **KEY})
-        assert code == 0 and len(server.requests) == 1 and "all mode" in out
+        assert code == 0 and len(server.requests) == 1 and "record mode all" in out
 
     def test_replay_never_calls_out(self, tmp_path: Path, server: FakePlannerServer) -> None:
         """The default mode never touches the network, even with keys and a live server."""
