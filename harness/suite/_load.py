@@ -58,12 +58,18 @@ def load_suite(path: Path | str) -> Suite:
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except FileNotFoundError:
         raise SuiteError(
-            f"cannot read the suite file: {exc.__class__.__name__}: {exc}",
-            source=source,
-            hint="pass the path of an evals/<suite>.yaml file",
+            "no such suite file", source=source, hint="pass the path of an evals/<suite>.yaml file"
         ) from None
+    except IsADirectoryError:
+        raise SuiteError(
+            "is a directory", source=source, hint="name the suite file in it"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"not UTF-8 at byte {exc.start}", source=source) from None
+    except OSError as exc:
+        raise SuiteError(f"cannot read the suite file: {exc.strerror}", source=source) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -119,6 +125,10 @@ def _validate(data: Any, source: str) -> None:
         return
     pointer = "/" + "/".join(str(p) for p in error.absolute_path)
     what = error.message
+    if error.validator == "type" and not error.absolute_path:
+        what = f"a suite must be a YAML mapping of keys, got {type(data).__name__}"
+    elif len(what) > 200:  # jsonschema quotes the whole offending value
+        what = what[:200] + "..."
     if (
         error.validator == "pattern"
         and error.absolute_path

@@ -170,7 +170,7 @@ class TestRejects:
 
     def test_missing_file(self, tmp_path: Path) -> None:
         """A suite path that does not exist is a SuiteError, not a traceback."""
-        with pytest.raises(SuiteError, match="cannot read the suite file"):
+        with pytest.raises(SuiteError, match="no such suite file"):
             load_suite(tmp_path / "nope.yaml")
 
 
@@ -196,3 +196,13 @@ def test_root_is_the_nearest_project_folder(tmp_path: Path) -> None:
     bare.parent.mkdir(parents=True)
     (tmp_path / "pyproject.toml").unlink()
     assert find_root(bare) == tmp_path / "x"
+
+
+def test_a_file_that_is_not_a_mapping_gets_a_short_message(tmp_path: Path) -> None:
+    """A YAML document that is not a mapping: one short line, not the whole file echoed."""
+    path = tmp_path / "notes.yaml"
+    path.write_text("just some words " * 200)
+    with pytest.raises(SuiteError) as info:
+        load_suite(path)
+    assert "must be a YAML mapping" in info.value.what
+    assert len(info.value.one_line()) < 300
