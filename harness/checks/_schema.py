@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from harness.schemas import load_schema
+
+if TYPE_CHECKING:  # imported when a plan breaks the schema: valid plans never pay for it
+    from jsonschema import Draft202012Validator
 
 __all__ = ["is_valid_task", "schema_errors", "workflow_ok"]
 
@@ -25,6 +26,8 @@ _AGENT_FIELDS = ("name", "description", "instructions")
 
 @cache
 def _validators() -> tuple[Draft202012Validator, Draft202012Validator]:
+    from jsonschema import Draft202012Validator
+
     schema = load_schema("plan")
     root = {**schema, "properties": {**schema["properties"], "tasks": {"type": "array"}}}
     task = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/task"}
@@ -33,9 +36,8 @@ def _validators() -> tuple[Draft202012Validator, Draft202012Validator]:
 
 def schema_errors(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     """``(json_pointer, message)`` for each place the document breaks the plan schema."""
-    root_validator, task_validator = _validators()
     if not _root_ok(document):
-        for error in root_validator.iter_errors(document):
+        for error in _validators()[0].iter_errors(document):
             yield _pointer(error.absolute_path), error.message
     tasks = document.get("tasks")
     if not isinstance(tasks, list):
@@ -43,7 +45,8 @@ def schema_errors(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for index, task in enumerate(tasks):
         if is_valid_task(task):
             continue
-        for error in sorted(task_validator.iter_errors(task), key=lambda e: list(e.absolute_path)):
+        errors = _validators()[1].iter_errors(task)
+        for error in sorted(errors, key=lambda e: list(e.absolute_path)):
             yield _pointer(["tasks", index, *error.absolute_path]), error.message
 
 
