@@ -95,7 +95,7 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
     try:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
-        # A lone surrogate in a string: escape it as \udXXX so the line stays valid UTF-8.
+        # A lone surrogate in a string: escape it as \udxxx so the line stays valid UTF-8.
         return (_ENCODE_ASCII(record) + "\n").encode()
 
 
