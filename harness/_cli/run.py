@@ -233,14 +233,7 @@ def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Pat
     errors = result.rows_with("error")
     if errors:
         say_error(f"{len(errors)} sample(s) failed with infrastructure errors (not plan failures):")
-        for row in errors[:_SHOWN]:
-            stderr.print(
-                f"  {row.case} ({row.model}, sample {row.sample}): {row.detail}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
-        _more(stderr, len(errors))
+        _list_rows(stderr, [f"{r.case} ({r.model}, sample {r.sample}): {r.detail}" for r in errors])
     pending = result.rows_with("missing", "stale")
     if pending:
         missing = sum(r.status == "missing" for r in pending)
@@ -248,14 +241,9 @@ def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Pat
             f"{missing} sample(s) have no recording and {len(pending) - missing} are stale "
             "(recorded under another prompt or request):"
         )
-        for row in pending[:_SHOWN]:
-            stderr.print(
-                f"  {row.status}: {row.case} ({row.model}, sample {row.sample})",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
-        _more(stderr, len(pending))
+        _list_rows(
+            stderr, [f"{r.status}: {r.case} ({r.model}, sample {r.sample})" for r in pending]
+        )
         command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
         if "--model" in command:
             stderr.print(
@@ -269,9 +257,12 @@ def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Pat
             )
 
 
-def _more(console: Console, total: int) -> None:
-    if total > _SHOWN:
-        console.print(f"  … and {total - _SHOWN} more (see results.jsonl)", highlight=False)
+def _list_rows(console: Console, lines: list[str]) -> None:
+    """The first few lines, indented, then how many more there are."""
+    for line in lines[:_SHOWN]:
+        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+    if len(lines) > _SHOWN:
+        console.print(f"  … and {len(lines) - _SHOWN} more (see results.jsonl)", highlight=False)
 
 
 def _pct(value: float | None) -> str:
