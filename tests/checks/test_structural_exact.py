@@ -318,3 +318,28 @@ def test_violation_records_are_complete() -> None:
     assert report.violations[0] == Violation(
         "self_dependency", "error", "a", "/tasks/0/depends_on/0",
         "task 'a' depends on itself; remove 'a' from depends_on")
+
+
+class TestMoreCycleOrders:
+    def test_a_task_after_a_reported_cycle_does_not_repeat_it(self) -> None:
+        """A task behind an already reported cycle adds nothing; later cycles still count."""
+        tasks = [t("a", "b"), t("b", "a"), t("e", "a"), t("c", "d"), t("d", "c")]
+        assert [v.task for v in check(tasks).violations if v.check == "acyclic"] == ["a", "c"]
+
+    def test_imply_deps_with_an_unknown_or_own_need(self) -> None:
+        """Under imply_deps an unresolved need is needs_resolve and a self need no cycle."""
+        report = check([t("a"), t("b", "a", needs={"x": "ghost", "y": "b"})], needs="imply_deps")
+        assert [v.check for v in report.violations] == ["self_dependency", "needs_resolve"]
+        assert report.outcomes["acyclic"] == "pass"
+
+
+class TestSchemaPointers:
+    def test_plan_level_schema_error_names_no_task(self) -> None:
+        report = check_plan(Plan.from_dict({"goal": 5, "tasks": [t("a")]}))
+        assert found(report, "schema") == [(None, "/goal", "5 is not of type 'string' (at /goal)")]
+
+    def test_nested_non_task_pointer_names_no_task(self) -> None:
+        report = check_plan(Plan.from_dict({"tasks": [t("a")], "workflow": {"end": [5]}}))
+        assert found(report, "schema") == [
+            (None, "/workflow/end/0", "5 is not of type 'string' (at /workflow/end/0)")]
+        assert report.outcomes["reaches_end"] == "skip"
