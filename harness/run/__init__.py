@@ -7,6 +7,7 @@ from harness.run._evaluate import (
     fixtures_root,
     prepare_one,
 )
+from harness.run._finish import RESUME_SUFFIX, finish_command
 from harness.run._records import (
     COUNTED_STATUSES,
     FORMAT_VERSION,
@@ -21,6 +22,7 @@ from harness.run._summary import ModelSummary, count_statuses, summarize
 __all__ = [
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
+    "RESUME_SUFFIX",
     "STATUSES",
     "ModelSummary",
     "Pending",
@@ -32,6 +34,7 @@ __all__ = [
     "check_record_mode",
     "count_statuses",
     "evaluate_one",
+    "finish_command",
     "fixtures_root",
     "live_record_mode",
     "prepare_one",
