@@ -9,8 +9,10 @@ from harness.run._evaluate import (
 )
 from harness.run._finish import RESUME_SUFFIX, finish_command
 from harness.run._records import (
+    ANSWER_LIMIT,
     COUNTED_STATUSES,
     FORMAT_VERSION,
+    PROMPTS_FILE,
     STATUSES,
     ResultRow,
     RunManifest,
@@ -20,8 +22,10 @@ from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
+    "ANSWER_LIMIT",
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
+    "PROMPTS_FILE",
     "RESUME_SUFFIX",
     "STATUSES",
     "ModelSummary",
