@@ -64,3 +64,65 @@ def test_verdict_equals_the_node_graph_verdict(case: tuple[dict[str, Any], bool,
     assert (report.outcomes["deps_resolve"] == "pass") == (not missing), record
     assert report.outcomes["self_dependency"] == "pass", record
     assert report.outcomes["needs_resolve"] == "pass", record
+
+
+# --- the JSON Lines fast lane builds the plan the general path builds -------------------------
+
+ARGUMENTS = st.one_of(
+    st.sampled_from(["x", "<node-0>", "<node-1>", "<node-2>", "<node-7>", "image: <node-1>",
+                     "<output-of-node-0>", "A", "<node-A>", "<output-of-B>", " B "]),
+    st.fixed_dictionaries({"name": st.sampled_from(["image", "", "q"]),
+                           "value": st.sampled_from(["<node-0>", "x", "A", "<node-1>"])}),
+    st.lists(st.sampled_from(["<node-0>", "y"]), max_size=2),
+    st.integers() | st.none(),
+)  # fmt: skip
+RECORDS = st.fixed_dictionaries(
+    {
+        "task_nodes": st.lists(
+            st.fixed_dictionaries(
+                {"task": st.sampled_from(["A", "B", "C", ""])},
+                optional={"arguments": st.lists(ARGUMENTS, max_size=3), "extra": st.integers()},
+            ),
+            max_size=4,
+        )
+    },
+    optional={
+        "id": st.sampled_from(["r1", 7, True, " "]),
+        "task_links": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "source": st.sampled_from(["A", "B", "C", "Z"]),
+                    "target": st.sampled_from(["A", "B", "C"]),
+                }  # fmt: skip
+            ),
+            max_size=4,
+        ),
+        "user_request": st.text(max_size=5),
+        "type": st.just("chain"),
+        "sampled_nodes": st.lists(st.fixed_dictionaries({"id": st.text(max_size=2)}), max_size=2),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(RECORDS)
+def test_fast_lane_equals_general_path(record: dict[str, Any]) -> None:
+    from harness.plan._taskbench_fast import fast_taskbench_plan
+
+    line = json.dumps(record)
+    fast = fast_taskbench_plan(line)
+    if fast is None:
+        return  # read by the general path
+    general = load_plan(line, format="taskbench")
+    assert fast == general
+    assert [t.needs for t in fast.tasks] == [t.needs for t in general.tasks]
+    assert check_plan(fast).violations == check_plan(general).violations
+
+
+def test_fast_lane_refuses_duplicate_keys_and_nan() -> None:
+    from harness.plan._taskbench_fast import fast_taskbench_plan
+
+    assert fast_taskbench_plan('{"task_nodes": [{"task": "A", "task": "B"}]}') is None
+    assert fast_taskbench_plan('{"task_nodes": [], "x": NaN}') is None
+    assert fast_taskbench_plan('{"task_nodes": [], "x": [{"k": 1, "k": 2}]}') is None
+    assert fast_taskbench_plan('{"task_nodes": [{"task": "A"}]}') is not None
