@@ -268,7 +268,8 @@ def new_need(name: str, task: str) -> Need:
 def new_plan(tasks: tuple[Task, ...], plan_id: str | None, goal: str | None) -> Plan:
     """A ``Plan`` with ids given by the planner, no extra keys and no source document."""
     plan = object.__new__(Plan)
-    for set_slot, value in zip(_PLAN_SLOTS, (tasks, plan_id, goal, False, {}, None), strict=True):
+    values: tuple[Any, ...] = (tasks, plan_id, goal, False, {}, None)
+    for set_slot, value in zip(_PLAN_SLOTS, values, strict=True):
         set_slot(plan, value)
     return plan
 
