@@ -178,3 +178,25 @@ class TestTooFewCasesToReject:
         r = paired_test(base, [3, 3], cand, [3, 3])
         assert r.p_value > 0.2
         assert (r.low, r.high) == (-1.0, 1.0)
+
+
+class TestPValueExactlyAtAlpha:
+    @pytest.mark.parametrize("seed", [34, 2391])  # found by search: p is exactly 100/2000
+    def test_p_equal_to_alpha_is_not_significant_and_the_interval_holds(self, seed: int) -> None:
+        """p = alpha is not below alpha: zero stays inside, and each end is still the last
+        shift the test does not reject (a shrunken end would sit at zero)."""
+        rng = np.random.default_rng(seed)
+        mb = rng.integers(2, 6, size=25)
+        mc = rng.integers(2, 6, size=25)
+        difficulty = rng.uniform(0.1, 0.9, size=25)
+        lift = 0.1 if seed % 2 else -0.1
+        yb = rng.binomial(mb, difficulty)
+        yc = rng.binomial(mc, np.clip(difficulty + lift, 0.0, 1.0))
+        r = paired_test(yb, mb, yc, mc, seed=seed)
+        assert r.p_value == r.alpha
+        assert r.low < 0.0 < r.high
+        d = yc / mc.sum() - yb / mb.sum()
+        w = (mb + mc) / (mb.sum() + mc.sum())
+        for end, outward in ((r.low, -1e-6), (r.high, 1e-6)):
+            assert _shift_pvalue(d, w, end, seed) >= r.alpha
+            assert _shift_pvalue(d, w, end + outward, seed) < r.alpha
