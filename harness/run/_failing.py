@@ -47,9 +47,10 @@ def _first_violation(row: Any) -> str:
         return f"unparseable: {detail}"
     violations = _get(row, "violations") or []
     errors = [v for v in violations if isinstance(v, Mapping) and v.get("severity") == "error"]
-    first = (errors or [v for v in violations if isinstance(v, Mapping)] or [None])[0]
-    if first is None:
+    candidates = errors or [v for v in violations if isinstance(v, Mapping)]
+    if not candidates:
         return "failed (no violation recorded)"
+    first = candidates[0]
     where = f" [{first['task']}]" if first.get("task") else ""
     return f"{first.get('check', '?')}{where}: {' '.join(str(first.get('message', '')).split())}"
 
