@@ -36,16 +36,39 @@ def gate_command(
         int,
         typer.Option("--max-missing", help="Missing or stale rows tolerated (default 0)."),
     ] = 0,
+    min_metric: Annotated[
+        list[str] | None,
+        typer.Option("--min-metric", help="NAME=VALUE: every model's metric mean must reach it."),
+    ] = None,
+    max_metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max-metric", help="NAME=VALUE: every model's metric mean must stay under it."
+        ),
+    ] = None,
+    unparseable: Annotated[
+        str,
+        typer.Option(
+            "--unparseable",
+            help="Metrics: unparseable answers count as zero or are left out (exclude).",
+        ),
+    ] = "zero",
     fmt: Annotated[str, typer.Option("--format", help="text | json.")] = "text",
 ) -> None:
     """Exit 0 pass, 1 regression, 2 unusable input, 3 missing or stale, 4 infra errors."""
     if fmt not in ("text", "json"):
         fail_input(f"--format must be text or json, not {fmt!r}")
     from harness.gate import default_baseline_path, load_baseline, run_gate, validate_options
+    from harness.gate._gate import GateResult
+    from harness.gate._metrics import metric_rules, parse_bounds
     from harness.report import load_run
 
+    if unparseable not in ("zero", "exclude"):
+        fail_input(f"--unparseable must be zero or exclude, not {unparseable!r}")
     try:
         validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
+        lower = parse_bounds(min_metric or [], "--min-metric")
+        upper = parse_bounds(max_metric or [], "--max-metric")
         loaded = load_run(run)
         for warning in loaded.warnings:
             typer.echo(f"planeval: warning: {warning}", err=True)
@@ -61,6 +84,9 @@ def gate_command(
             max_missing=max_missing,
             baseline=base,
         )
+        if lower or upper:
+            extra = metric_rules(loaded, minimum=lower, maximum=upper, convention=unparseable)  # type: ignore[arg-type]
+            result = GateResult([*result.rules, *extra])
     except InputError as exc:
         fail_input(exc)
     decided = result.decided_by
@@ -77,8 +103,11 @@ def gate_command(
             }
         )
         raise typer.Exit(result.exit_code)
-    if min_pass_rate is None and max_drop is None and not no_new_failures:
-        typer.echo("note: no quality rule given (--min-pass-rate, --max-drop, --no-new-failures)")
+    if min_pass_rate is None and max_drop is None and not no_new_failures and not (lower or upper):
+        typer.echo(
+            "note: no quality rule given (--min-pass-rate, --max-drop, --no-new-failures, "
+            "--min-metric)"
+        )
     for r in result.rules:
         typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.rule}: {r.message}")
         for d in r.details[:10]:

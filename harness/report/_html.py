@@ -17,6 +17,7 @@ from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, pct
 from harness.report._html_assets import CSS, JS
+from harness.report._metrics import metric_report, render_metrics_html
 
 __all__ = ["PLAN_BUDGET", "render_html"]
 
@@ -296,7 +297,7 @@ whiskers: 95% interval clustered by case (design-effect-adjusted Wilson; plain W
 sample per case).</p>
 {_chart(s)}
 {_model_table(s)}
-<h2>Check failure rate per model</h2>
+{render_metrics_html(metric_report(run.rows))}<h2>Check failure rate per model</h2>
 <p class="meta">Share of parsed plans on which the check did not pass
 (fail, or warn for warning checks). Hover a cell for counts.</p>
 {_check_table(s)}
