@@ -15,7 +15,9 @@ from harness._errors import InputError
 def compare_command(
     base: Annotated[Path, typer.Argument(help="The base run folder.")],
     cand: Annotated[Path, typer.Argument(help="The candidate run folder.")],
-    fmt: Annotated[str, typer.Option("--format", help="text | markdown | json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", help="text | markdown | json | html (a page on stdout).")
+    ] = "text",
     base_model: Annotated[
         str | None, typer.Option("--base-model", help="Compare only this model of BASE.")
     ] = None,
@@ -32,8 +34,8 @@ def compare_command(
     ] = "zero",
 ) -> None:
     """Compare a candidate run with a base run of the same suite."""
-    if fmt not in ("text", "markdown", "json"):
-        fail_input(f"--format must be text, markdown or json, not {fmt!r}")
+    if fmt not in ("text", "markdown", "json", "html"):
+        fail_input(f"--format must be text, markdown, json or html, not {fmt!r}")
     if unparseable not in ("zero", "exclude"):
         fail_input(f"--unparseable must be zero or exclude, not {unparseable!r}")
     from harness.compare import compare_runs, comparison_to_dict, render_markdown, render_text
@@ -48,6 +50,13 @@ def compare_command(
         fail_input(exc)
     if fmt == "json":
         print_json({**comparison_to_dict(result), "metrics": [m.to_dict() for m in metrics]})
+    elif fmt == "html":
+        from harness.compare import render_compare_html
+        from harness.compare._metrics import render_metric_comparison_html
+
+        page = render_compare_html(result)
+        section = render_metric_comparison_html(metrics)
+        sys.stdout.write(page.replace("</body>", section + "</body>", 1) if section else page)
     else:
         if fmt == "text":
             for w in [*b.warnings, *c.warnings]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from harness.metrics import Convention
@@ -19,7 +20,12 @@ from harness.report import LoadedRun
 from harness.report._metrics import LOWER_IS_BETTER, metric_values
 from harness.stats import MeanDifference, holm, holm_levels, paired_mean_test
 
-__all__ = ["MetricComparison", "compare_metrics", "render_metric_comparison"]
+__all__ = [
+    "MetricComparison",
+    "compare_metrics",
+    "render_metric_comparison",
+    "render_metric_comparison_html",
+]
 
 ALPHA = 0.05
 
@@ -146,3 +152,36 @@ def render_metric_comparison(rows: list[MetricComparison], markdown: bool = Fals
         "the verdict is better or worse)."
     )
     return "\n".join(lines) + "\n"
+
+
+def render_metric_comparison_html(rows: list[MetricComparison]) -> str:
+    """The metric section of ``compare --format html`` ('' without metrics)."""
+    if not rows:
+        return ""
+    heads = ("model", "metric", "cases", "base", "candidate", "difference [interval]", "Holm p",
+             "verdict")  # fmt: skip
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{escape(x)}</td>"
+            for x in (
+                r.model,
+                r.metric,
+                str(r.test.cases),
+                f"{r.test.base:.3f}",
+                f"{r.test.cand:.3f}",
+                f"{r.test.difference:+.3f} [{r.test.low:+.3f}, {r.test.high:+.3f}]",
+                f"{r.p_adjusted:.3g}",
+                r.verdict,
+            )
+        )
+        + "</tr>"
+        for r in rows
+    )
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    return (
+        f"<h2>Metrics against the reference plans (unparseable answers: "
+        f"{escape(rows[0].convention)})</h2>\n<p>Paired t over cases, Holm-corrected; each "
+        "interval at its test's Holm level (docs/reports.md).</p>\n"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
+    )
