@@ -343,3 +343,86 @@ class TestSchemaPointers:
         assert found(report, "schema") == [
             (None, "/workflow/end/0", "5 is not of type 'string' (at /workflow/end/0)")]
         assert report.outcomes["reaches_end"] == "skip"
+
+
+def taskbench(nodes: list[tuple[str, list[str]]], links: list[Any]) -> CheckReport:
+    """Check a TaskBench record (tool calls with arguments, links between tool names)."""
+    from harness.plan._taskbench import taskbench_to_dict
+
+    record = {"id": "r", "task_nodes": [{"task": tool, "arguments": args} for tool, args in nodes],
+              "task_links": links}
+    return check_plan(Plan.from_dict(taskbench_to_dict(record, source="r.json")))
+
+
+class TestTaskBenchLinks:
+    def test_link_ends_that_name_no_node(self) -> None:
+        """A missing target or source is named; two missing ends are both named."""
+        report = taskbench(
+            [("A", ["x"]), ("B", ["<node-0>"])],
+            [{"source": "A", "target": "B"}, {"source": "B", "target": "Q"},
+             {"source": "Z", "target": "Y"}],
+        )
+        assert found(report, "deps_resolve") == [
+            (None, "/links/unresolved/0",
+             "task_links[1] links 'B' -> 'Q', but 'Q' names no node of the plan (its tools: "
+             "'A', 'B'); link tools the plan calls, or add the missing node"),
+            (None, "/links/unresolved/1",
+             "task_links[2] links 'Z' -> 'Y', but 'Z' and 'Y' name no node of the plan (its "
+             "tools: 'A', 'B'); link tools the plan calls, or add the missing node"),
+        ]
+        assert report.outcomes["deps_resolve"] == "fail"
+
+    def test_a_malformed_link_is_reported_and_the_rest_still_read(self) -> None:
+        report = taskbench([("A", []), ("B", [])],
+                           ["bad", {"source": "A", "target": "Q"}])
+        assert found(report, "deps_resolve") == [
+            (None, "/links/unresolved/0",
+             "task_links[0] is unusable: not an object with string source/target"),
+            (None, "/links/unresolved/1",
+             "task_links[1] links 'A' -> 'Q', but 'Q' names no node of the plan (its tools: "
+             "'A', 'B'); link tools the plan calls, or add the missing node"),
+        ]
+
+    @pytest.mark.parametrize(("count", "shown"), [
+        (8, "'T0', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'"),
+        (9, "'T0', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', ..."),
+    ])
+    def test_at_most_eight_tools_are_listed(self, count: int, shown: str) -> None:
+        report = taskbench([(f"T{i}", []) for i in range(count)], [{"source": "T0", "target": "Q"}])
+        assert found(report, "deps_resolve")[0][2] == (
+            f"task_links[0] links 'T0' -> 'Q', but 'Q' names no node of the plan (its tools: "
+            f"{shown}); link tools the plan calls, or add the missing node")
+
+    def test_an_ambiguous_tool_citation_is_explained_on_its_violation(self) -> None:
+        """A citation of a tool called twice is read as the nearest earlier call, and the
+        violation it causes says so."""
+        report = taskbench([("A", ["x"]), ("A", ["y"]), ("B", ["<node-A>"])], [])
+        assert found(report, "needs_earlier_output") == [
+            ("node-2", "/tasks/2/needs/0",
+             "task 'node-2' needs 'arg0' from 'node-1', which does not run before it; add "
+             "'node-1' to its depends_on (directly or through a dependency) (note: 'A' is the "
+             "tool of node-0 and node-1; the citation is read as node-1, the nearest earlier "
+             "one)"),
+        ]
+
+    def test_notes_only_annotate_their_own_violation(self) -> None:
+        report = taskbench([("A", ["x"]), ("A", ["y"]), ("B", ["<node-A>"]), ("C", [])], [])
+        isolated = [m for _, _, m in found(report, "isolated_task")]
+        assert isolated and not any("note:" in m for m in isolated)
+
+
+class TestLargePlans:
+    def test_a_large_plan_is_checked_against_the_registry(self) -> None:
+        """From 1,000 tasks on (checked with the garbage collector paused) capabilities are
+        still checked."""
+        tasks = [Task(id=f"t{i}", capabilities=("search",)) for i in range(1_200)]
+        tasks[700] = Task(id="t700", capabilities=("fax",))
+        report = check_plan(Plan(tasks=tuple(tasks)), registry=REGISTRY)
+        assert [(v.task, v.path) for v in report.violations if v.check == "known_capabilities"] \
+            == [("t700", "/tasks/700/capabilities/0")]
+
+    def test_a_code_built_plan_that_breaks_the_schema(self) -> None:
+        """A plan made with the Python API is schema-checked in its canonical form."""
+        report = check_plan(Plan(tasks=(Task(id=""), Task(id="b", depends_on=("",)))))
+        assert [(v.task, v.path) for v in report.violations if v.check == "schema"] == [
+            ("", "/tasks/0/id"), ("b", "/tasks/1/depends_on/0")]
