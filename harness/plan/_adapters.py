@@ -13,9 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
-
 from harness._errors import NoPlanFoundError, PlanLoadError
+from harness._yaml import load_yaml
 from harness.plan._json import parse_json
 
 __all__ = ["FORMATS", "Document", "documents_from_json", "documents_from_text"]
@@ -199,18 +198,14 @@ def _looks_like_cassette(text: str) -> bool:
 
 def _from_cassette(text: str, *, source: str) -> dict[str, Any]:
     """The plan in the first response of a Ruby VCR cassette that holds one (the gem's)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise PlanLoadError("invalid YAML cassette", source=source, location=where) from None
+    data = load_yaml(text, source=source, error=PlanLoadError)
     interactions = data.get("http_interactions") if isinstance(data, dict) else None
     if not isinstance(interactions, list) or not interactions:
         raise NoPlanFoundError("the cassette has no http_interactions", source=source)
     first_error: PlanLoadError | None = None
     for index, interaction in enumerate(interactions):
-        body = ((interaction or {}).get("response") or {}).get("body") or {}
+        response = interaction.get("response") if isinstance(interaction, dict) else None
+        body = response.get("body") if isinstance(response, dict) else None
         string = body.get("string") if isinstance(body, dict) else None
         if not isinstance(string, str) or not string.strip():
             continue
