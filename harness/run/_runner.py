@@ -351,7 +351,10 @@ def _in_pool(
                 if pending.write is None:
                     ready.put((item, pending.check))
                 else:
-                    writers.submit(write, item, pending)
+                    try:
+                        writers.submit(write, item, pending)
+                    except RuntimeError:  # the run stopped and shut the writers down
+                        return
         finally:
             close_thread_clients()
 
