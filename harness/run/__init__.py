@@ -8,8 +8,10 @@ from harness.run._evaluate import (
     prepare_one,
 )
 from harness.run._records import (
+    ANSWER_LIMIT,
     COUNTED_STATUSES,
     FORMAT_VERSION,
+    PROMPTS_FILE,
     STATUSES,
     ResultRow,
     RunManifest,
@@ -19,8 +21,10 @@ from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
+    "ANSWER_LIMIT",
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
+    "PROMPTS_FILE",
     "STATUSES",
     "ModelSummary",
     "Pending",
