@@ -39,6 +39,7 @@ def loads(
     source: str,
     location: str | None = None,
     what: str = "the file",
+    hint: str | None = None,
     error: type[InputError] = InputError,
     **options: Any,
 ) -> Any:
@@ -50,6 +51,7 @@ def loads(
         location: where the text sits in its file (``line 12`` of a JSONL file), used when
             the error has no position of its own.
         what: the text, as the message names it (``the response body``).
+        hint: what the user can do, added to the message.
         error: the ``InputError`` subclass to raise.
         **options: passed to ``json.loads`` (``object_pairs_hook``, ``parse_constant``...).
 
@@ -64,4 +66,4 @@ def loads(
             where = f"{location} column {where.rsplit(' ', 1)[-1]}"  # a line of a JSONL file
         elif location:
             where = location
-        raise error(problem, source=source, location=where) from None
+        raise error(problem, source=source, location=where, hint=hint) from None

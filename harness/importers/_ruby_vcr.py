@@ -32,9 +32,9 @@ from urllib.parse import urlsplit
 from harness import __version__
 from harness._errors import InputError
 from harness._json import loads
+from harness._redaction import redact, secrets_of
 from harness._yaml import SafeLoader, load_yaml_file
 from harness.importers._common import ImportResult, check_name, dump_yaml, slug, utc_now
-from harness.importers._redaction import redact, secrets_of
 from harness.importers._staging import StagedFiles
 from harness.recording import Provenance, ResponseFile, prompt_hash
 

@@ -106,6 +106,9 @@ def _strip_request(request: Any) -> Any:
         if lowered in FILTERED_REQUEST_HEADERS or lowered.startswith(_NOISY_PREFIXES):
             del request.headers[name]
     parts = urlsplit(request.uri)
+    if "@" in parts.netloc:  # a password in the base_url: never recorded
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+        request.uri = urlunsplit(parts)
     if parts.query:
         kept = [
             (k, v)
