@@ -60,6 +60,7 @@ def test_compare_page(tmp_path: Path) -> None:
         assert flips.count() == 2
         assert flips.nth(0).locator("summary").inner_text().startswith("pass -> fail")
         flips.nth(0).locator("summary").click()
+        pg.wait_for_function("location.hash === '#flip=m%2Fc1'", timeout=10_000)
         assert pg.url.endswith("#flip=m%2Fc1")
         base, cand = flips.nth(0).locator(".graph-base"), flips.nth(0).locator(".graph-cand")
         assert base.locator("svg").count() == 1 and cand.locator("svg").count() == 1

@@ -61,6 +61,7 @@ def test_report_page(report_url: str) -> None:
         assert len(_case_ids(w)) == 4
 
         pg.locator('tr.row[data-case="c10"]').click()
+        pg.wait_for_function("location.hash === '#case=c10'", timeout=10_000)
         assert pg.url.endswith("#case=c10")
         block = pg.locator('.model-block[data-model="a"]')
         view = block.locator(".sample-view")
@@ -76,6 +77,7 @@ def test_report_page(report_url: str) -> None:
         assert view.get_attribute("data-sample") == "1"
         assert "[isolated_task, warning] fetch: task fetch is isolated" in view.inner_text()
         assert view.locator("g.warn-task").count() == 1
+        pg.wait_for_function("location.hash === '#case=c10&model=a&sample=1'", timeout=10_000)
         assert pg.url.endswith("#case=c10&model=a&sample=1")
 
         pg.locator('tr.row[data-case="c2"]').click()
