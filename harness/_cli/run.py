@@ -40,7 +40,7 @@ def run_command(
     record_mode: str | None = typer.Option(
         None, "--record-mode", help="none (default: replay only) | once | new_episodes | all."
     ),
-    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Planner calls in flight."),
+    concurrency: int = typer.Option(4, "--concurrency", help="Planner calls in flight."),
     out: Path | None = typer.Option(
         None, "--out", help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several)."
     ),

@@ -215,3 +215,9 @@ def test_a_broken_suite_is_reported_at_the_end_and_the_others_run(tmp_path: Path
         == "planeval: error: 2 of 3 suites could not be run (listed above); the other 1 ran"
     )
     assert "Traceback" not in err
+
+
+def test_short_j_is_not_concurrency(tmp_path: Path) -> None:
+    """-j means --journal (execute) only: `run -j 2` is a usage error, exit 2."""
+    code, _, err = _run(str(_suite_with(tmp_path, {"a": PLAN})), "-j", "2")
+    assert code == 2 and "-j" in err
