@@ -20,8 +20,11 @@ __all__ = ["atomic_path", "atomic_write_text"]
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temp path beside ``path``; when the block succeeds it replaces ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -32,9 +35,19 @@ def atomic_path(path: Path) -> Iterator[Path]:
         with tmp.open("rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _naming(exc, path) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """The same error, naming the file being written (not its temp file)."""
+    if exc.filename is not None and Path(exc.filename) in (path, path.parent):
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
 def atomic_write_text(path: Path, text: str) -> None:

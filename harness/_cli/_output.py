@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from typing import Any, NoReturn
@@ -11,7 +12,10 @@ import typer
 from harness._cli._exit import ExitCode
 from harness._errors import InputError
 
-__all__ = ["fail_input", "print_json", "say_error"]
+__all__ = ["disk_error_line", "fail_input", "print_json", "say_error"]
+
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 def say_error(message: str) -> None:
@@ -28,3 +32,16 @@ def fail_input(error: InputError | str) -> NoReturn:
 def print_json(data: Any) -> None:
     """Print a JSON document on stdout (UTF-8, two-space indent)."""
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def disk_error_line(exc: OSError) -> str:
+    """One line for a disk error: the path, what happened, what to do (exit 4)."""
+    where = exc.filename or "a file"
+    what = exc.strerror or str(exc)
+    if exc.errno in _DISK_FULL:
+        todo = "free some space and run the command again"
+    elif exc.errno in _NOT_WRITABLE:
+        todo = "choose a folder you can write to (see --out)"
+    else:
+        todo = "check the disk and run the command again"
+    return f"{where}: {what}; nothing was left half-written. {todo[0].upper()}{todo[1:]}"

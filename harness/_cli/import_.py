@@ -96,6 +96,12 @@ def ruby_vcr_command(
     case: str | None = typer.Option(None, "--case", help="Case id (default: the goal as a slug)."),
     description: str | None = typer.Option(None, "--description", help="Suite description."),
     root: Path = _ROOT,
+    max_bytes: int | None = typer.Option(
+        None,
+        "--max-bytes",
+        min=1,
+        help="Refuse a cassette larger than this many bytes (default 8388608, 8 MiB).",
+    ),
 ) -> None:
     """Import a Ruby VCR cassette's planner answer as a suite and a recording."""
     from harness._errors import InputError
@@ -103,7 +109,12 @@ def ruby_vcr_command(
 
     try:
         result = import_ruby_vcr(
-            cassette, root=root, suite=suite, case=case, description=description
+            cassette,
+            root=root,
+            suite=suite,
+            case=case,
+            description=description,
+            max_bytes=max_bytes,
         )
     except InputError as exc:
         fail_input(exc)

@@ -26,6 +26,8 @@ from harness._cli import (
     score,
 )
 from harness._cli._exit import ExitCode
+from harness._cli._output import disk_error_line
+from harness._errors import InputError, PlanevalError
 
 app = typer.Typer(
     name="planeval",
@@ -73,6 +75,14 @@ def main(argv: list[str] | None = None) -> None:
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("planeval: interrupted\n")
         sys.exit(ExitCode.INTERRUPTED)
+    except OSError as exc:  # a full disk or a read-only folder, wherever it struck
+        sys.stderr.write(f"planeval: error: {disk_error_line(exc)}\n")
+        sys.exit(ExitCode.INFRA)
+    except PlanevalError as exc:  # raised by a library call a command did not expect to fail
+        code = ExitCode.INPUT if isinstance(exc, InputError) else ExitCode.INFRA
+        line = exc.one_line() if isinstance(exc, InputError) else str(exc)
+        sys.stderr.write(f"planeval: error: {line}\n")
+        sys.exit(code)
     except Exception as exc:
         # click's exceptions (vendored by recent typer, so matched by shape, not by class).
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):

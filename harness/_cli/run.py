@@ -47,12 +47,20 @@ def run_command(
     fixtures: Path | None = typer.Option(
         None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
     ),
+    max_bytes: int | None = typer.Option(
+        None,
+        "--max-bytes",
+        min=1,
+        help="Refuse YAML files (suites, registries, prompts, cassettes) larger than this "
+        "many bytes (default 8388608, 8 MiB).",
+    ),
 ) -> None:
     """Evaluate suites: replay recorded planner answers (default) or record them live.
 
     Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
     4 infrastructure errors, 130 interrupted.
     """
+    from harness._yaml import max_bytes_in_force
     from harness.run import live_record_mode, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
@@ -72,15 +80,16 @@ def run_command(
             stop=stop,
         )
 
-    run_and_report(
-        suites,
-        evaluate,
-        models=model,
-        samples=samples,
-        out=out,
-        fixtures=fixtures,
-        show_progress=mode != "none",
-    )
+    with max_bytes_in_force(max_bytes):
+        run_and_report(
+            suites,
+            evaluate,
+            models=model,
+            samples=samples,
+            out=out,
+            fixtures=fixtures,
+            show_progress=mode != "none",
+        )
 
 
 def run_and_report(

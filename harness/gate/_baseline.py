@@ -17,6 +17,7 @@ from typing import Any
 from harness._atomic import atomic_write_text
 from harness._errors import RunFormatError
 from harness._format import format_rate
+from harness._json import loads
 from harness.report import LoadedRun, summarize
 from harness.schemas import load_schema
 
@@ -229,9 +230,12 @@ def load_baseline(path: str | Path) -> Baseline:
     if not p.is_file():
         raise RunFormatError("no baseline file", source=str(p), hint=hint + " and commit it")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunFormatError(f"cannot read the baseline ({exc})", source=str(p), hint=hint) from exc
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunFormatError(
+            f"cannot read the baseline ({exc})", source=str(p), hint=hint
+        ) from None
+    data = loads(text, source=str(p), what="the baseline", error=RunFormatError)
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
         raise RunFormatError(
             'not a planeval baseline (no "format": "planeval-baseline")',

@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from harness import __version__
 from harness._errors import InputError
+from harness._json import loads
+from harness._redaction import redact, secrets_of
+from harness._yaml import SafeLoader, load_yaml_file
 from harness.importers._common import ImportResult, check_name, dump_yaml, slug, utc_now
-from harness.importers._redaction import redact, secrets_of
 from harness.importers._staging import StagedFiles
 from harness.recording import Provenance, ResponseFile, prompt_hash
 
@@ -59,11 +59,11 @@ class _Answer:
     tokens: dict[str, int] | None
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(SafeLoader):  # type: ignore[misc, valid-type]
     """Safe YAML plus Ruby's ``!binary`` tag (base64 bodies of ASCII-8BIT strings)."""
 
 
-def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+def _binary(loader: Any, node: Any) -> str:
     raw = base64.b64decode(str(loader.construct_scalar(node)))  # type: ignore[arg-type]
     return raw.decode("utf-8", errors="replace")
 
@@ -78,6 +78,7 @@ def import_ruby_vcr(
     suite: str | None = None,
     case: str | None = None,
     description: str | None = None,
+    max_bytes: int | None = None,
 ) -> ImportResult:
     """Import the planner answers of a Ruby VCR cassette as a suite with recordings.
 
@@ -87,6 +88,7 @@ def import_ruby_vcr(
         suite: the suite name (default: the cassette's file stem).
         case: the case id (default: the goal as a slug); only when the cassette has one goal.
         description: the suite's description (default: says where the answer came from).
+        max_bytes: a larger cassette is refused (default: the limit in force).
 
     Raises:
         InputError: the cassette is unusable (no interactions, a body that is not JSON, no
@@ -94,7 +96,7 @@ def import_ruby_vcr(
     """
     source = str(path)
     name = check_name(suite or path.stem, what="suite name", source=source)
-    interactions = _read_interactions(path)
+    interactions = _read_interactions(path, max_bytes)
     secrets = secrets_of(interactions)
     answers = [a for i, x in enumerate(interactions) if (a := _answer(x, i, source)) is not None]
     if not answers:
@@ -169,31 +171,35 @@ def import_ruby_vcr(
     )
 
 
-def _read_interactions(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a VCR cassette: it is not UTF-8 text", source=str(path)) from None
-    try:
-        data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(
-            f"not a VCR cassette: not YAML ({getattr(exc, 'problem', None) or exc})",
-            source=str(path),
-            location=f"line {mark.line + 1}" if mark else None,
-        ) from None
+def _read_interactions(path: Path, max_bytes: int | None) -> list[dict[str, Any]]:
+    source = str(path)
+    data = load_yaml_file(path, max_bytes=max_bytes, loader=_Loader, what="cassette")
     found = data.get("http_interactions") if isinstance(data, dict) else None
     if not isinstance(found, list) or not found:
         raise InputError(
             "the cassette has no http_interactions",
-            source=str(path),
+            source=source,
             hint="expected a Ruby VCR cassette (http_interactions: - request: ... response: ...)",
         )
-    if not all(isinstance(x, dict) for x in found):
-        raise InputError("an http_interactions entry is not a mapping", source=str(path))
+    for index, item in enumerate(found):
+        where = f"http_interactions[{index}]"
+        if not isinstance(item, dict):
+            raise InputError(
+                f"an http_interactions entry is a {type(item).__name__}, not a mapping",
+                source=source,
+                location=where,
+            )
+        for part in ("request", "response"):
+            value = item.get(part)
+            if value is not None and not isinstance(value, dict):
+                raise InputError(f"the {part} is not a mapping", source=source, location=where)
+            headers = (value or {}).get("headers")
+            if headers is not None and not isinstance(headers, dict):
+                raise InputError(
+                    f"the {part} headers are not a mapping",
+                    source=source,
+                    location=f"{where}.{part}.headers",
+                )
     return found
 
 
@@ -202,24 +208,21 @@ def _answer(interaction: dict[str, Any], index: int, source: str) -> _Answer | N
     where = f"http_interactions[{index}]"
     request = interaction.get("request") or {}
     response = interaction.get("response") or {}
-    body_text = _body(response)
-    try:
-        body = json.loads(body_text) if body_text is not None else None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"the response body is not JSON ({exc.msg})",
-            source=source,
-            location=f"{where}.response.body",
-        ) from None
+    body_text = _body(response, source)
+    body = None
+    if body_text is not None:
+        body = loads(
+            body_text, source=source, location=f"{where}.response.body", what="the response body"
+        )
     content = _content(body)
     if content is None or not _is_plan(content):  # e.g. the gem's report-format call
         return None
-    try:
-        sent = json.loads(_body(request) or "")
-    except json.JSONDecodeError:
-        raise InputError(
-            "the planner request body is not JSON", source=source, location=f"{where}.request.body"
-        ) from None
+    sent = loads(
+        _body(request, source) or "",
+        source=source,
+        location=f"{where}.request.body",
+        what="the planner request body",
+    )
     messages = sent.get("messages") if isinstance(sent, dict) else None
     if not isinstance(messages, list) or not isinstance(sent.get("model"), str):
         raise InputError(
@@ -245,14 +248,18 @@ def _answer(interaction: dict[str, Any], index: int, source: str) -> _Answer | N
     )
 
 
-def _body(part: dict[str, Any]) -> str | None:
+def _body(part: dict[str, Any], source: str) -> str | None:
     body = part.get("body")
     if isinstance(body, str):
         return body
     if not isinstance(body, dict):
         return None
     if isinstance(body.get("base64_string"), str):
-        return base64.b64decode(body["base64_string"]).decode("utf-8", errors="replace")
+        try:
+            raw = base64.b64decode(body["base64_string"])
+        except ValueError:  # binascii.Error
+            raise InputError("a body's base64_string is not base64", source=source) from None
+        return raw.decode("utf-8", errors="replace")
     value = body.get("string")
     return value if isinstance(value, str) else None
 

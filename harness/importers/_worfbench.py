@@ -32,6 +32,7 @@ from typing import Any
 
 from harness import __version__
 from harness._errors import InputError
+from harness._json import loads
 from harness.importers._common import ImportResult, check_name, dump_yaml, utc_now
 from harness.importers._staging import StagedFiles
 from harness.recording import Provenance, ResponseFile, prompt_hash
@@ -154,14 +155,7 @@ def _read_list(path: Path) -> list[Any]:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
     except UnicodeDecodeError:
         raise InputError("not a WorfBench file: it is not UTF-8 text", source=str(path)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not a WorfBench file: not JSON ({exc.msg})",
-            source=str(path),
-            location=f"line {exc.lineno}",
-        ) from None
+    data = loads(text, source=str(path), what="the WorfBench file")
     if not isinstance(data, list):
         raise InputError(
             f"not a WorfBench file: expected a JSON list of items, got a {_kind(data)}",

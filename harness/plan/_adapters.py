@@ -276,7 +276,7 @@ def _json_candidates(text: str) -> Iterator[str]:
         start = match.start()
         try:
             _, end = decoder.raw_decode(text, start)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, an int past 4,300 digits, too deep
             continue
         yield text[start:end]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import yaml
-
 from harness._errors import NoPlanFoundError, PlanLoadError
+from harness._yaml import load_yaml
 
 __all__ = ["plan_in_cassette"]
 
@@ -17,18 +16,14 @@ Reader = Callable[..., list[tuple[str | None, Any]]]
 
 def plan_in_cassette(text: str, *, source: str, read: Reader) -> dict[str, Any]:
     """The plan in the first response of a Ruby VCR cassette that holds one (the gem's)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise PlanLoadError("invalid YAML cassette", source=source, location=where) from None
+    data = load_yaml(text, source=source, error=PlanLoadError)
     interactions = data.get("http_interactions") if isinstance(data, dict) else None
     if not isinstance(interactions, list) or not interactions:
         raise NoPlanFoundError("the cassette has no http_interactions", source=source)
     first_error: PlanLoadError | None = None
     for index, interaction in enumerate(interactions):
-        body = ((interaction or {}).get("response") or {}).get("body") or {}
+        response = interaction.get("response") if isinstance(interaction, dict) else None
+        body = response.get("body") if isinstance(response, dict) else None
         string = body.get("string") if isinstance(body, dict) else None
         if not isinstance(string, str) or not string.strip():
             continue

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from harness._errors import PlanLoadError
+from harness._json import json_problem
 
 __all__ = ["MAX_PLAN_BYTES", "decode_text", "parse_json"]
 
@@ -104,6 +105,10 @@ def parse_json(text: str, *, source: str, first_line: int = 1) -> Any:
             source=source,
             location=_shift(_where(text, _CONSTANT), first_line),
             hint="use null or a number",
+        ) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise PlanLoadError(
+            json_problem(exc, "the input")[0], source=source, hint="a plan holds no such number"
         ) from None
     except RecursionError:
         raise PlanLoadError(

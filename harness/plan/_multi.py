@@ -35,7 +35,7 @@ def jsonl_lines(text: str) -> list[tuple[int, str]] | None:
     first = lines[0][1].strip()
     try:
         _, end = json.JSONDecoder().raw_decode(first)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, an int past 4,300 digits, too deep
         return None
     return lines if end == len(first) else None
 

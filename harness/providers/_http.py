@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from harness._redaction import redact, redact_url, url_secrets
 from harness.providers._base import ProviderError, ProviderSetupError
 from harness.providers._retry import parse_retry_after
 from harness.recording import cassette_transport
@@ -120,6 +121,8 @@ class HttpProvider(ABC):
         sdk = self.import_sdk(model)
         client, transport = self._thread_client(sdk, model, api_key)
         transport.cassette = cassette
+        url = self.url(model)
+        shown = redact_url(url)  # what messages print: never a password or key from the URL
         try:
             # the SDK's documented call for any endpoint: our exact body, the SDK's auth,
             # headers, timeouts and error types (its typed methods re-walk the body's types)
@@ -127,33 +130,35 @@ class HttpProvider(ABC):
         except sdk.APIStatusError as exc:
             status = exc.status_code
             raise ProviderError(
-                f"HTTP {status} from {self.url(model)}: {_short(exc.message)}",
+                f"HTTP {status} from {shown}: {_short(_scrubbed(exc.message, url))}",
                 retryable=status in (408, 409, 429) or status >= 500,
                 retry_after=parse_retry_after(exc.response.headers),
                 status=status,
             ) from None
         except sdk.APITimeoutError:
             raise ProviderError(
-                f"timed out after {model.timeout:g}s waiting for {self.url(model)}", retryable=True
+                f"timed out after {model.timeout:g}s waiting for {shown}",
+                retryable=True,
             ) from None
         except sdk.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise ProviderError(
-                f"connection to {self.url(model)} failed: {_short(str(cause))}", retryable=True
+                f"connection to {shown} failed: {_short(_scrubbed(str(cause), url))}",
+                retryable=True,
             ) from None
         finally:
             transport.cassette = None
         text = raw.text
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             raise ProviderError(
-                f"{self.url(model)} answered with a body that is not JSON: {_short(text)!r}",
+                f"{shown} answered with a body that is not JSON: {_short(text)!r}",
                 retryable=True,
             ) from None
         if not isinstance(data, dict):
             raise ProviderError(
-                f"{self.url(model)} answered with a JSON {type(data).__name__}, not an object",
+                f"{shown} answered with a JSON {type(data).__name__}, not an object",
                 retryable=True,
             )
         return data
@@ -178,3 +183,8 @@ class HttpProvider(ABC):
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _scrubbed(text: str, url: str) -> str:
+    """``text`` with the URL's credentials (userinfo password, key-like query values) removed."""
+    return redact(text.replace(url, redact_url(url)), url_secrets(url))

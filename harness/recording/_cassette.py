@@ -20,9 +20,10 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import yaml
-
 from harness._atomic import atomic_write_text
+from harness._errors import InputError
+from harness._json import loads
+from harness._yaml import SafeLoader, load_yaml_file
 
 __all__ = [
     "FILTERED_REQUEST_HEADERS",
@@ -63,7 +64,30 @@ _NOISY_PREFIXES = ("x-stainless-",)
 """SDK telemetry headers (OS, runtime, retry count): dropped so cassettes do not churn."""
 _KEYISH = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
 _MATCH_ON = ("method", "uri", "body")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _CassetteLoader(SafeLoader):  # type: ignore[misc, valid-type]
+    """Safe YAML plus the benign Python tags old vcrpy versions wrote (as vcrpy reads them)."""
+
+
+def _python_str(loader: Any, node: Any) -> Any:
+    return loader.construct_scalar(node)
+
+
+def _python_tuple(loader: Any, node: Any) -> Any:
+    return tuple(loader.construct_sequence(node))
+
+
+for _tag, _make in (("str", _python_str), ("unicode", _python_str), ("tuple", _python_tuple)):
+    _CassetteLoader.add_constructor(f"tag:yaml.org,2002:python/{_tag}", _make)
+
+
+class _AsIs:
+    """A vcrpy "serializer" that hands over data the YAML helper has already read."""
+
+    @staticmethod
+    def deserialize(data: Any) -> Any:
+        return data
 
 
 class CassetteMiss(Exception):
@@ -82,6 +106,9 @@ def _strip_request(request: Any) -> Any:
         if lowered in FILTERED_REQUEST_HEADERS or lowered.startswith(_NOISY_PREFIXES):
             del request.headers[name]
     parts = urlsplit(request.uri)
+    if "@" in parts.netloc:  # a password in the base_url: never recorded
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+        request.uri = urlunsplit(parts)
     if parts.query:
         kept = [
             (k, v)
@@ -107,7 +134,7 @@ def _keep_response(response: dict[str, Any]) -> dict[str, Any] | None:
     body = response.get("body", {}).get("string", b"")
     try:
         json.loads(body)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
     headers = response.get("headers", {})
     response["headers"] = {
@@ -121,9 +148,20 @@ class _AtomicPersister:
 
     @staticmethod
     def load_cassette(cassette_path: Any, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import FilesystemPersister
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize
 
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
+        path = Path(cassette_path)
+        if not path.is_file():
+            raise CassetteNotFoundError()
+        data = load_yaml_file(path, loader=_CassetteLoader)
+        if not data:  # an empty file is a missing cassette, as in vcrpy and Ruby VCR
+            raise CassetteNotFoundError()
+        _vcrpy_pairs(data, str(path))  # refuses a malformed cassette with one clear error
+        try:
+            return deserialize(data, _AsIs)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"not a vcrpy cassette: {exc}", source=str(path)) from None
 
     @staticmethod
     def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
@@ -215,50 +253,62 @@ Interaction = tuple[dict[str, Any], dict[str, Any]]
 ``{status, headers, body: {string}}``."""
 
 
-def read_cassette(path: Path) -> list[Interaction]:
+def read_cassette(path: Path, *, max_bytes: int | None = None) -> list[Interaction]:
     """The (request, response) pairs of a vcrpy cassette, as plain data.
 
     A Ruby VCR cassette (``http_interactions:``, as the agentic gem records) is read too.
-
-    Replay reads cassettes with libyaml directly: importing vcrpy (which imports every HTTP
-    library it can patch) would cost more than replaying a thousand cassettes. Cassettes with
-    Python-specific tags (old vcrpy versions) fall back to vcrpy's own loader.
+    Replay reads cassettes through the YAML helper (LibYAML) directly: importing vcrpy (which
+    imports every HTTP library it can patch) would cost more than replaying a thousand
+    cassettes. The benign Python tags of old vcrpy versions are read as vcrpy reads them.
 
     Raises:
-        ValueError: the file is not a vcrpy cassette.
+        InputError: the file is unreadable, larger than ``max_bytes`` (default: the limit in
+            force) or not a cassette.
     """
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = yaml.load(text, Loader=_LOADER)
-    except yaml.constructor.ConstructorError:
-        from vcr.serializers import yamlserializer
+    data = load_yaml_file(path, max_bytes=max_bytes, loader=_CassetteLoader)
+    if isinstance(data, dict) and "http_interactions" in data:
+        return _ruby_vcr_pairs(data["http_interactions"], str(path))
+    return _vcrpy_pairs(data, str(path))
 
-        data = yamlserializer.deserialize(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"not YAML: {exc}") from None
-    if isinstance(data, dict) and isinstance(data.get("http_interactions"), list):
-        return _ruby_vcr_pairs(data["http_interactions"])
+
+def _vcrpy_pairs(data: Any, source: str) -> list[Interaction]:
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-        raise ValueError("no 'interactions' list (not a vcrpy cassette)")
+        raise InputError("no 'interactions' list (not a vcrpy cassette)", source=source)
     pairs: list[Interaction] = []
-    for item in data["interactions"]:
-        if not isinstance(item, dict) or "request" not in item or "response" not in item:
-            raise ValueError("an interaction without a request and a response")
-        pairs.append((item["request"], item["response"]))
+    for index, item in enumerate(data["interactions"]):
+        pairs.append(_pair(item, source, f"/interactions/{index}"))
     return pairs
 
 
-def _ruby_vcr_pairs(items: list[Any]) -> list[Interaction]:
+def _ruby_vcr_pairs(items: Any, source: str) -> list[Interaction]:
     """Ruby VCR's ``http_interactions`` (the agentic gem's cassettes) in vcrpy's shape."""
+    if not isinstance(items, list):
+        raise InputError("'http_interactions' is not a list", source=source)
     pairs: list[Interaction] = []
-    for item in items:
-        if not isinstance(item, dict) or "request" not in item or "response" not in item:
-            raise ValueError("an http_interaction without a request and a response")
-        request = dict(item["request"])
+    for index, item in enumerate(items):
+        request, response = _pair(item, source, f"/http_interactions/{index}")
+        request = dict(request)
         body = request.get("body")
         request["body"] = body.get("string") if isinstance(body, dict) else body
-        pairs.append((request, item["response"]))
+        pairs.append((request, response))
     return pairs
+
+
+def _pair(item: Any, source: str, where: str) -> Interaction:
+    """The request and response mappings of one recorded interaction."""
+    if not isinstance(item, dict):
+        raise InputError(
+            f"an interaction is a {type(item).__name__}, not a mapping with a request and a "
+            "response",
+            source=source,
+            location=where,
+        )
+    for part in ("request", "response"):
+        if not isinstance(item.get(part), dict):
+            raise InputError(
+                f"the {part} is missing or not a mapping", source=source, location=where
+            )
+    return item["request"], item["response"]
 
 
 def replay_response(
@@ -291,7 +341,12 @@ def replay_response(
                 f"({', '.join(differs)} differ)"
             )
         response = found[-1]
-    data: dict[str, Any] = json.loads(_body_text(response))
+    data = loads(_body_text(response), source="cassette", what="the recorded response body")
+    if not isinstance(data, dict):
+        raise InputError(
+            f"the recorded response body is a JSON {type(data).__name__}, not an object",
+            source="cassette",
+        )
     return data
 
 
@@ -301,13 +356,21 @@ def _body_text(response: dict[str, Any]) -> str:
     raw = body.get("string", b"") if isinstance(body, dict) else body
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
-    headers = {str(k).lower(): v for k, v in (response.get("headers") or {}).items()}
+    if not isinstance(raw, bytes | bytearray):
+        raise InputError("the recorded response body is not text", source="cassette")
+    found = response.get("headers")
+    headers = {str(k).lower(): v for k, v in found.items()} if isinstance(found, dict) else {}
     encoding = headers.get("content-encoding") or []
     encoding = encoding if isinstance(encoding, list) else [encoding]
-    if "gzip" in encoding:
-        raw = gzip.decompress(raw)
-    elif "deflate" in encoding:
-        raw = zlib.decompress(raw)
+    try:
+        if "gzip" in encoding:
+            raw = gzip.decompress(raw)
+        elif "deflate" in encoding:
+            raw = zlib.decompress(raw)
+    except (OSError, EOFError, zlib.error):
+        raise InputError(
+            "the recorded response body cannot be decompressed", source="cassette"
+        ) from None
     return bytes(raw).decode("utf-8", "replace")
 
 
@@ -321,7 +384,7 @@ def _differences(stored: dict[str, Any], expected: tuple[str, str, dict[str, Any
     raw = stored.get("body")
     try:
         same = (json.loads(raw) == body) if raw else not body
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         same = False
     if not same:
         differs.append("body")

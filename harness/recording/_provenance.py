@@ -54,6 +54,19 @@ class Provenance:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Provenance:
-        """Build provenance from its JSON object (unknown keys are ignored)."""
+        """Build provenance from its JSON object (unknown keys are ignored).
+
+        Raises:
+            TypeError: ``data`` is not an object, or a field is missing or of the wrong type.
+        """
+        if not isinstance(data, dict):
+            raise TypeError(f"provenance must be an object, not {type(data).__name__}")
+        for name in ("source", "model", "prompt_hash", "recorded_at", "harness_version"):
+            if not isinstance(data.get(name), str):
+                raise TypeError(f"provenance field {name!r} must be a string")
+        if not isinstance(data.get("params", {}), dict):
+            raise TypeError("provenance field 'params' must be an object")
+        if not isinstance(data.get("origin"), str | None):
+            raise TypeError("provenance field 'origin' must be a string or null")
         names = cls.__dataclass_fields__
         return cls(**{k: v for k, v in data.items() if k in names})

@@ -21,6 +21,7 @@ from typing import Any
 
 from harness._atomic import atomic_write_text
 from harness._errors import InputError
+from harness._json import json_problem
 from harness.recording._provenance import Provenance
 
 __all__ = ["RESPONSE_FORMAT", "ResponseFile", "atomic_write_text", "response_file_path"]
@@ -69,10 +70,18 @@ class ResponseFile:
             InputError: the file is not a planeval response file.
         """
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
             raise InputError(
                 f"cannot read recording: {exc}",
+                source=str(path),
+                hint="re-record it, or delete it and run with --record-mode once",
+            ) from None
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise InputError(
+                json_problem(exc, "the recording")[0],
                 source=str(path),
                 hint="re-record it, or delete it and run with --record-mode once",
             ) from None
@@ -82,6 +91,7 @@ class ResponseFile:
                 source=str(path),
             )
         try:
+            _check_answer_fields(data)
             return cls(
                 provenance=Provenance.from_dict(data["provenance"]),
                 response=data["response"],
@@ -89,4 +99,19 @@ class ResponseFile:
                 tokens=data.get("tokens"),
             )
         except (KeyError, TypeError) as exc:
-            raise InputError(f"response file is missing a field: {exc}", source=str(path)) from None
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise InputError(f"not a usable response file: {what}", source=str(path)) from None
+
+
+def _check_answer_fields(data: dict[str, Any]) -> None:
+    """Raise TypeError unless the answer's fields have their documented types."""
+    if not isinstance(data.get("response", ""), str):
+        raise TypeError("'response' must be a string")
+    latency = data.get("latency_ms")
+    if latency is not None and (isinstance(latency, bool) or not isinstance(latency, int | float)):
+        raise TypeError("'latency_ms' must be a number or null")
+    tokens = data.get("tokens")
+    if tokens is not None and not (
+        isinstance(tokens, dict) and all(isinstance(v, int) for v in tokens.values())
+    ):
+        raise TypeError("'tokens' must be an object of integers or null")

@@ -16,6 +16,7 @@ from typing import Any
 
 from harness._atomic import atomic_write_text
 from harness._errors import InputError
+from harness._json import loads
 from harness.recording._provenance import Provenance
 from harness.recording._response_file import response_file_path
 
@@ -86,8 +87,8 @@ def read_meta(path: Path) -> CassetteMeta | None:
         raise InputError(
             f"cannot read the recording's provenance: {exc}", source=str(path)
         ) from None
+    data = loads(text, source=str(path), hint="re-record the sample or fix its .meta.json")
     try:
-        data = json.loads(text)
         fields: Any = data.get("provenance", data)
         latency = data.get("latency_ms")
         return CassetteMeta(

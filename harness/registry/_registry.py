@@ -8,16 +8,15 @@ is registered with the same major version and a minor version at least as high (
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness._errors import RegistryError
+from harness._json import loads
+from harness._yaml import load_yaml, read_limited
 
 __all__ = ["Capability", "Registry", "load_registry", "parse_reference"]
 
@@ -133,37 +132,27 @@ class Registry:
         )
 
 
-def load_registry(path: Path | str) -> Registry:
+def load_registry(path: Path | str, *, max_bytes: int | None = None) -> Registry:
     """Read a registry file (YAML or JSON).
 
+    Args:
+        path: the registry file.
+        max_bytes: larger files are refused (default: the limit in force).
+
     Raises:
-        RegistryError: the file is missing, unreadable or malformed.
+        RegistryError: the file is missing, unreadable, too large or malformed.
     """
     path = Path(path)
     source = str(path)
+    raw = read_limited(path, max_bytes=max_bytes, error=RegistryError, what="registry file")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise RegistryError("no such registry file", source=source) from None
-    except IsADirectoryError:
-        raise RegistryError("is a directory, not a registry file", source=source) from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise RegistryError(f"not UTF-8 at byte {exc.start}", source=source) from None
-    except OSError as exc:
-        raise RegistryError(f"cannot read: {exc.strerror}", source=source) from None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise RegistryError(
-            f"invalid JSON: {exc.msg}",
-            source=source,
-            location=f"line {exc.lineno} column {exc.colno}",
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
-        problem = getattr(exc, "problem", None) or "malformed"
-        raise RegistryError(f"invalid YAML: {problem}", source=source, location=where) from None
+    if path.suffix == ".json":
+        data = loads(text, source=source, error=RegistryError)
+    else:
+        data = load_yaml(text, source=source, error=RegistryError)
     return Registry.from_data(data, source=source)
 
 

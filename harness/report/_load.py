@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from harness._errors import RunFormatError
+from harness._json import json_problem, loads
 from harness.report._columns import ROW_FIELDS
 from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, STATUSES, RunManifest
 
@@ -85,9 +86,10 @@ def _read_manifest(run_dir: Path) -> RunManifest:
             hint="give a folder written by `planeval run`",
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunFormatError(f"cannot read run.json ({exc})", source=str(path)) from exc
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunFormatError(f"cannot read run.json ({exc})", source=str(path)) from None
+    data = loads(text, source=str(path), error=RunFormatError)
     if not isinstance(data, dict):
         raise RunFormatError("run.json is not a JSON object", source=str(path))
     version = data.get("format_version")
@@ -130,17 +132,17 @@ def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int | None]:
     try:  # the fast path: one parse of the whole file
         rows = json.loads("[" + ",".join(line for _, line in numbered) + "]")
         torn = None
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         rows, torn = [], None
         for k, (number, line) in enumerate(numbered):
             try:
                 rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
+            except (ValueError, RecursionError) as exc:
                 if k == len(numbered) - 1 and not text.endswith("\n"):
                     torn = number
                     break
                 raise RunFormatError(
-                    f"damaged line ({exc.msg})",
+                    f"damaged line ({json_problem(exc, 'the line')[0]})",
                     source=str(path),
                     location=f"line {number}",
                     hint="only a torn last line is tolerated; repair or re-run",
@@ -158,7 +160,38 @@ def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int | None]:
                 source=str(path),
                 location=f"line {numbered[k][0]}",
             )
+        wrong = _wrong_type(row)
+        if wrong:
+            raise RunFormatError(wrong, source=str(path), location=f"line {numbered[k][0]}")
     return rows, torn
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "suite": (str,),
+    "case": (str,),
+    "model": (str,),
+    "sample": (int,),
+    "checks": (dict, type(None)),
+    "task_count": (int, type(None)),
+    "latency_ms": (int, float, type(None)),
+    "tokens": (dict, type(None)),
+    "violations": (list, type(None)),
+}
+
+
+def _wrong_type(row: dict[str, Any]) -> str | None:
+    """What is wrong with a row's field types (the results-row schema's), or None."""
+    for name, types in _TYPES.items():
+        value = row.get(name)
+        if name in row and (isinstance(value, bool) or not isinstance(value, types)):
+            return f"the row's {name!r} is a {type(value).__name__}, not a {types[0].__name__}"
+    checks = row.get("checks") or {}
+    if not all(isinstance(v, str) for v in checks.values()):
+        return "the row's 'checks' must map check ids to outcomes (strings)"
+    tokens = row.get("tokens") or {}
+    if any(isinstance(v, bool) or not isinstance(v, int | float | None) for v in tokens.values()):
+        return "the row's 'tokens' must map names to numbers"
+    return None
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -213,6 +213,10 @@ def _replay_cassette(suite: Suite, case: Case, model: ModelSpec, paths: SamplePa
         data = replay_response(read_cassette(paths.cassette), expected=expected)
     except CassetteMiss as miss:
         return _Obtained(None, "stale", miss.detail, paths.cassette)
+    except InputError as exc:
+        raise InputError(
+            f"not a usable cassette: {exc.what}", source=str(paths.cassette), location=exc.location
+        ) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"not a usable cassette: {exc}", source=str(paths.cassette)) from None
     try:

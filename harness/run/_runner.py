@@ -16,6 +16,7 @@ import queue
 import secrets
 import shlex
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -170,6 +171,8 @@ def run_suite(
         raise InputError(f"--samples must be at least 1, got {count}")
     items = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
     notices = _preflight(suite, chosen, items, mode, fixtures, env)
+    if mode != "none":  # a paid answer must never be thrown away for want of a place to keep it
+        _check_writable(fixtures_root(suite, fixtures) / suite.name)
     started = _now()
     name = label or suite.name
     run_dir = _run_dir(suite, out, started, name)
@@ -251,6 +254,20 @@ def run_suite(
     if interrupted:
         raise RunInterrupted(result)
     return result
+
+
+def _check_writable(folder: Path) -> None:
+    """Create ``folder`` and a file in it, or raise the OSError (before any planner call).
+
+    Raises:
+        OSError: the folder cannot be created or written (read-only, full disk), naming it.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(folder)) from None
 
 
 def _choose_models(suite: Suite, models: Sequence[str] | None) -> list[ModelSpec]:
@@ -407,10 +424,7 @@ def _run_dir(suite: Suite, out: Path | None, started: datetime, name: str) -> Pa
             source=str(out),
             hint="choose another --out folder; runs are never overwritten",
         )
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the run folder: {exc}", source=str(out)) from None
+    out.mkdir(parents=True, exist_ok=True)  # an OSError here is the disk's: exit 4
     return out
 
 

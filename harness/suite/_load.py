@@ -7,10 +7,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import harness
 from harness._errors import InputError, SuiteError
+from harness._yaml import load_yaml_file, read_limited
 from harness.checks import Expectations
 from harness.recording import prompt_hash
 from harness.registry import Registry, load_registry
@@ -48,8 +47,13 @@ def find_root(suite_path: Path) -> Path:
     return folder.parent
 
 
-def load_suite(path: Path | str) -> Suite:
+def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
     """Load and validate an eval suite.
+
+    Args:
+        path: the suite file (``evals/<suite>.yaml``).
+        max_bytes: suite, prompt and registry files larger than this are refused (default:
+            the limit in force, see ``harness._yaml.max_bytes_in_force``).
 
     Raises:
         SuiteError: the file is missing, is not YAML, breaks the schema, repeats an id, or
@@ -57,42 +61,19 @@ def load_suite(path: Path | str) -> Suite:
     """
     path = Path(path)
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SuiteError(
-            "no such suite file", source=source, hint="pass the path of an evals/<suite>.yaml file"
-        ) from None
-    except IsADirectoryError:
-        raise SuiteError(
-            "is a directory", source=source, hint="name the suite file in it"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise SuiteError(f"not UTF-8 at byte {exc.start}", source=source) from None
-    except OSError as exc:
-        raise SuiteError(f"cannot read the suite file: {exc.strerror}", source=source) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise SuiteError(
-            f"not valid YAML: {getattr(exc, 'problem', exc)}", source=source, location=where
-        ) from None
+    data = load_yaml_file(
+        path,
+        max_bytes=max_bytes,
+        error=SuiteError,
+        what="suite file",
+        missing_hint="pass the path of an evals/<suite>.yaml file",
+    )
     _validate(data, source)
     _no_duplicates(data, source)
     base = path.parent
     template_path = base / data["prompt"]
-    try:
-        template = template_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(
-            f"cannot read the prompt template {str(template_path)!r}: {exc.__class__.__name__}",
-            source=source,
-            location="/prompt",
-            hint="the path is relative to the suite file",
-        ) from None
-    registry, registry_path = _registry(data, base, source)
+    template = _template(template_path, source, max_bytes)
+    registry, registry_path = _registry(data, base, source, max_bytes)
     expect = data.get("expect", {})
     band = expect.get("task_count", {})
     return Suite(
@@ -173,12 +154,28 @@ def _no_duplicates(data: dict[str, Any], source: str) -> None:
             )
 
 
-def _registry(data: dict[str, Any], base: Path, source: str) -> tuple[Registry | None, Path | None]:
+def _template(path: Path, source: str, max_bytes: int | None) -> str:
+    """The prompt template, read with the same size limit as the suite."""
+    try:
+        return read_limited(path, max_bytes=max_bytes, what="prompt template").decode("utf-8")
+    except (InputError, UnicodeDecodeError) as exc:
+        why = exc.what if isinstance(exc, InputError) else "not UTF-8"
+        raise SuiteError(
+            f"cannot read the prompt template {str(path)!r}: {why}",
+            source=source,
+            location="/prompt",
+            hint="the path is relative to the suite file",
+        ) from None
+
+
+def _registry(
+    data: dict[str, Any], base: Path, source: str, max_bytes: int | None
+) -> tuple[Registry | None, Path | None]:
     if "registry" not in data:
         return None, None
     registry_path = base / data["registry"]
     try:
-        return load_registry(registry_path), registry_path
+        return load_registry(registry_path, max_bytes=max_bytes), registry_path
     except InputError as exc:
         raise SuiteError(
             f"cannot use the registry: {exc.one_line()}", source=source, location="/registry"

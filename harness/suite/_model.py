@@ -56,8 +56,10 @@ class ModelSpec:
             "model": self.model,
             "params": dict(self.params),
         }
-        if self.base_url:
-            out["base_url"] = self.base_url
+        if self.base_url:  # never a password or key from the URL
+            from harness._redaction import redact_url
+
+            out["base_url"] = redact_url(self.base_url)
         if self.command:
             out["command"] = self.command
         return out

@@ -188,7 +188,7 @@ class TestBadInput:
         [
             ([], "has no http_interactions"),  # an empty cassette
             ("nope", "has no http_interactions"),  # not a list
-            ([_interaction(body="<html>502 Bad Gateway</html>")], "response body is not JSON"),
+            ([_interaction(body="<html>502 Bad Gateway</html>")], "response body is not valid JSON"),
             (
                 [_interaction(content="Sure! Here are some tasks.")],
                 "no interaction in the cassette",
@@ -214,7 +214,7 @@ class TestBadInput:
         path.write_text("http_interactions: [\n  - {a: 1\n")
         result = cli("import", "ruby-vcr", str(path), "--root", str(tmp_path))
         assert result.exit_code == 2
-        assert "not YAML" in result.stderr
+        assert "not valid YAML" in result.stderr
 
     def test_bad_case_id(self, cli: Any, tmp_path: Path) -> None:
         """--case must be usable as a folder name."""

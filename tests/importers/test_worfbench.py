@@ -192,7 +192,7 @@ class TestBadInput:
         ("data", "message"),
         [
             ('{"tasks": []}', "expected a JSON list of items"),  # an object, not a list
-            ("[not json", "not JSON"),  # torn file
+            ("[not json", "not valid JSON"),  # torn file
             ("[]", "holds no items"),  # empty list
             ([{"id": "x"}], "no 'conversations' list"),  # not an item
             (  # the gold workflow is missing

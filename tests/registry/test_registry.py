@@ -72,8 +72,8 @@ class TestMalformed:
     @pytest.mark.parametrize(
         ("content", "suffix", "message"),
         [
-            ("capabilities: [name: x", ".yaml", "invalid YAML"),  # YAML syntax
-            ("{", ".json", "invalid JSON"),  # JSON syntax
+            ("capabilities: [name: x", ".yaml", "not valid YAML"),  # YAML syntax
+            ("{", ".json", "not valid JSON"),  # JSON syntax
             ("capabilities: 3", ".yaml", "must be a list"),  # not a list
             ("just text", ".yaml", "a registry must be"),  # a scalar document
             ("- {description: nameless}", ".yaml", "non-empty string 'name'"),  # no name

@@ -1,4 +1,7 @@
-"""Credentials in a cassette, found so that none of them is ever written to disk.
+"""Credentials in cassettes and URLs, found so that none of them is written or printed.
+
+``redact_url`` is what every place that prints or stores a URL (provider errors, result rows)
+uses: a password in the userinfo and key-like query values become ``<REDACTED>``.
 
 The importers write only what they choose (a planner's answer, its model and parameters, the
 prompt), never headers. These helpers are the second line of defence: every value of a
@@ -11,9 +14,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "redact", "secrets_of"]
+__all__ = ["REDACTED", "SECRET_HEADERS", "redact", "redact_url", "secrets_of", "url_secrets"]
 
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
@@ -61,3 +64,43 @@ def redact(text: str, secrets: set[str]) -> str:
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
+
+
+def redact_url(url: str) -> str:
+    """``url`` fit to print or store: a password in its userinfo and the values of key-like
+    query parameters (``api_key``, ``token``, ``sig``...) replaced by ``<REDACTED>``.
+
+    ``https://user:pw@host/v1?key=abc&x=1`` becomes
+    ``https://user:<REDACTED>@host/v1?key=<REDACTED>&x=1``.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user, sep, _ = userinfo.partition(":")
+        netloc = f"{user}:{REDACTED}@{host}" if sep else f"{REDACTED}@{host}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(_SECRET_QUERY.search(k) for k, _ in pairs):
+            query = urlencode(
+                [(k, REDACTED if _SECRET_QUERY.search(k) else v) for k, v in pairs], safe="<>"
+            )
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def url_secrets(url: str) -> set[str]:
+    """The credentials in ``url``: the userinfo password (or bare token), key-like query values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return set()
+    found = {v for k, v in parse_qsl(parts.query) if _SECRET_QUERY.search(k) and v}
+    if parts.password:
+        found.add(parts.password)
+    elif parts.username and "@" in parts.netloc:
+        found.add(parts.username)
+    return {s for s in found if len(s) >= 4}

@@ -1,0 +1,83 @@
+"""Credentials in a model's base_url (userinfo password, key-like query parameters) and in the
+API key never reach a cassette, a result row, run.json, a report or any output: a live
+recording against the local fake server, then every written file and all output is searched
+for the sentinels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from harness._redaction import redact_url
+from harness.testing import FakePlannerServer, make_project
+
+PASSWORD = "SENTINEL-pw-7f3a9c"
+USER_TOKEN = "SENTINEL-tok-51bd02"
+API_KEY = "sk-SENTINEL-key-0c4e88"
+SENTINELS = (PASSWORD, USER_TOKEN, API_KEY)
+
+
+def _planeval(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **env},
+    )
+
+
+def _leaks(root: Path, outputs: list[str]) -> list[str]:
+    found = [
+        f"{path}: {sentinel}"
+        for path in root.rglob("*")
+        if path.is_file() and "evals" not in path.parts  # the suite: where the user wrote them
+        for sentinel in SENTINELS
+        if sentinel in path.read_text(encoding="utf-8", errors="replace")
+    ]
+    found += [f"output: {s}" for text in outputs for s in SENTINELS if s in text]
+    return found
+
+
+def test_redact_url() -> None:
+    """Passwords, bare tokens and key-like query values go; the rest of the URL stays."""
+    assert redact_url(f"https://me:{PASSWORD}@host:8080/v1?api_key={API_KEY}&x=1") == (
+        "https://me:<REDACTED>@host:8080/v1?api_key=<REDACTED>&x=1"
+    )
+    assert redact_url(f"https://{USER_TOKEN}@host/v1") == "https://<REDACTED>@host/v1"
+    assert redact_url("https://host/v1?model=a") == "https://host/v1?model=a"
+
+
+def test_live_recording_and_reports_hold_no_sentinel(tmp_path: Path) -> None:
+    """Record live (answers and a failing call), report, compare: no sentinel anywhere."""
+    with FakePlannerServer() as server:
+        base = server.openai_base_url
+        with_password = base.replace("://", f"://planeval:{PASSWORD}@", 1)
+        with_token = base.replace("://", f"://{USER_TOKEN}@", 1)
+        models = [
+            {
+                "id": "pw",
+                "provider": "openai",
+                "model": "m",
+                "base_url": with_password,
+                "retries": 0,
+            },
+            {"id": "tok", "provider": "openai", "model": "m", "base_url": with_token, "retries": 0},
+        ]
+        path = make_project(
+            tmp_path,
+            models=models,
+            cases=[{"id": "ok", "goal": "Refund an order"}, {"id": "bad", "goal": "Crash"}],
+        )
+        server.fail("drop", when="Crash", times=100)
+        env = {"OPENAI_API_KEY": API_KEY}
+        live = _planeval("run", str(path), "--live", "--out", str(tmp_path / "run"), env=env)
+        assert live.returncode == 4, live.stderr  # the failing case is an error row
+        assert len(server.requests) >= 2
+        report = _planeval("report", str(tmp_path / "run"), env=env)
+        assert report.returncode == 0, report.stderr
+    outputs = [live.stdout, live.stderr, report.stdout, report.stderr]
+    assert _leaks(tmp_path, outputs) == []
+    assert "<REDACTED>" in (tmp_path / "run" / "run.json").read_text()
