@@ -47,15 +47,25 @@ def run_command(
     fixtures: Path | None = typer.Option(
         None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
     ),
+    prices: Path | None = typer.Option(
+        None, "--prices", help="Price file on top of the shipped one (docs/cost.md)."
+    ),
+    max_cost: float | None = typer.Option(
+        None, "--max-cost", help="Live: start no call once this many USD would be exceeded."
+    ),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="Live: start at most this many planner calls."
+    ),
 ) -> None:
     """Evaluate suites: replay recorded planner answers (default) or record them live.
 
     Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
     4 infrastructure errors, 130 interrupted.
     """
-    from harness.run import live_record_mode, run_suite
+    from harness.run import Budget, live_record_mode, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
+    budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
 
     def evaluate(suite: Suite, target: Path | None, advance: Progress | None) -> RunResult:
         return run_suite(
@@ -67,6 +77,8 @@ def run_command(
             out=target,
             progress=advance,
             fixtures=fixtures,
+            prices=prices,
+            budget=budget,
         )
 
     run_and_report(
@@ -97,6 +109,7 @@ def run_and_report(
     """
     from rich.console import Console
 
+    from harness._cli._live_output import print_budget_stop, print_usage
     from harness._errors import InputError
     from harness.run import RunInterrupted
     from harness.suite import load_suite
@@ -128,9 +141,11 @@ def run_and_report(
             )
             raise typer.Exit(ExitCode.INTERRUPTED) from None
         report_run(stderr, result, str(path), fixtures)
+        print_budget_stop(stderr, result, str(path), fixtures)
         results.append(result)
         worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
     print_table(stdout, results)
+    print_usage(stdout, results)
     raise typer.Exit(worst)
 
 

@@ -6,6 +6,7 @@ entries with a line saying how many more there are.
 
 from __future__ import annotations
 
+from harness.cost import run_prices, usage_markdown
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._format import count, interval, md_cell, pct
 from harness.report._hints import rerecord_hint
@@ -159,6 +160,7 @@ def _render(s: Summary, limit: int) -> str:
             "",
         ]
     out += ["### Pass rate per model", "", *_models(s, limit), ""]
+    out += usage_markdown(run.rows, run_prices(run.manifest), limit=limit)
     out += ["### Checks that fail most", "", *_checks(s, min(limit, 15)), ""]
     out += _tags(s, min(limit, 15))
     out += [f"### Flaky cases ({count(labels.get('flaky', 0))})", "", *_flaky(s, limit), ""]

@@ -7,6 +7,8 @@ from harness.run._evaluate import (
     fixtures_root,
     prepare_one,
 )
+from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
+from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
 from harness.run._records import (
     COUNTED_STATUSES,
     FORMAT_VERSION,
@@ -22,17 +24,24 @@ __all__ = [
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
     "STATUSES",
+    "Budget",
+    "LiveControls",
+    "LiveStats",
     "ModelSummary",
     "Pending",
+    "ProviderLimits",
     "ResultRow",
     "RunInterrupted",
     "RunManifest",
     "RunResult",
     "Status",
+    "TokenBucket",
     "check_record_mode",
     "count_statuses",
+    "estimate_prompt_tokens",
     "evaluate_one",
     "fixtures_root",
+    "limits_from_suite",
     "live_record_mode",
     "prepare_one",
     "run_suite",

@@ -52,7 +52,9 @@ class ResultRow:
     latency_ms: float | None = None
     """Time the planner took (as recorded), in milliseconds."""
     tokens: dict[str, int] | None = None
-    """``{"input": n, "output": n}`` when the provider reported usage."""
+    """Token usage when the provider reported it: ``input``, ``output``, and ``cached_input``,
+    ``cache_write_input``, ``reasoning`` where reported; None (unknown, never 0) for command
+    and dataset models and for rows without an answer."""
     tags: list[str] = field(default_factory=list)
     """The case's tags."""
     detail: str | None = None
@@ -105,6 +107,12 @@ class RunManifest:
     """The results format version."""
     interrupted: bool = False
     """True when the run was stopped (Ctrl+C) before every row was written."""
+    budget: dict[str, Any] | None = None
+    """``{max_cost, max_calls, stopped}`` of a live run with a budget; ``stopped`` says why
+    calls were refused (their rows are ``missing``), or is None."""
+    prices: dict[str, Any] | None = None
+    """The price each model's tokens were costed at (``harness.cost.Price`` fields, with its
+    source and date), or None for a model without a price; None for runs made before prices."""
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as the JSON object written to run.json."""

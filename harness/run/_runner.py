@@ -27,9 +27,12 @@ from pathlib import Path
 from harness import __version__
 from harness._atomic import atomic_write_text
 from harness._errors import InputError, SuiteError
+from harness.cost import Price, model_prices, price_table
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
 from harness.recording import sample_paths
 from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
+from harness.run._limits import limits_from_suite
+from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
 from harness.run._records import ResultRow, RunManifest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
@@ -132,6 +135,9 @@ def run_suite(
     env: Mapping[str, str] | None = None,
     transform: Callable[[ResultRow], ResultRow] | None = None,
     label: str | None = None,
+    prices: Path | None = None,
+    budget: Budget | None = None,
+    stats: LiveStats | None = None,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
 
@@ -150,6 +156,10 @@ def run_suite(
             row's plan into crash-and-resume scenario outcomes here).
         label: the suite name written into the run and its rows (default the suite's name);
             a run of another kind gets its own label so it is never compared with plain runs.
+        prices: a price file on top of the shipped table and the suite's (``--prices``).
+        budget: ``--max-cost`` / ``--max-calls`` of a live run; samples the budget stops
+            become ``missing`` and run.json says why.
+        stats: running totals of live calls (calls, tokens, cost) for a progress display.
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
@@ -165,6 +175,19 @@ def run_suite(
         raise InputError(f"--samples must be at least 1, got {count}")
     items = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
     notices = _preflight(suite, chosen, items, mode, fixtures, env)
+    described = [m.describe() for m in chosen]
+    costs = model_prices(described, price_table(suite.prices_path, prices))
+    controls = None
+    if mode != "none":
+        _check_budget(budget, chosen, costs)
+        root = fixtures_root(suite, fixtures)
+        controls = LiveControls(
+            budget=budget or Budget(),
+            limits=limits_from_suite(suite.rate_limits),
+            prices=costs,
+            recorded_output=_recorded_outputs(root, suite.name, chosen, budget),
+            stats=stats if stats is not None else LiveStats(),
+        )
     started = _now()
     name = label or suite.name
     run_dir = _run_dir(suite, out, started, name)
@@ -173,7 +196,7 @@ def run_suite(
         suite=name,
         suite_path=_relative(suite.path, suite.root),
         prompt_hash=suite.prompt_hash,
-        models=[m.describe() for m in chosen],
+        models=described,
         samples=count,
         record_mode=mode,
         harness_version=__version__,
@@ -181,13 +204,23 @@ def run_suite(
         started_at=started.isoformat(timespec="seconds"),
         finished_at=None,
         counts=count_statuses(()),
+        prices={k: p.to_dict() if p is not None else None for k, p in costs.items()},
+        budget=None if budget is None else {**budget.describe(), "stopped": None},
     )
     _write_manifest(run_dir, manifest)
 
     def prepare(item: tuple[ModelSpec, Case, int]) -> Pending:
         model, case, sample = item
         return prepare_one(
-            suite, case, model, sample, record_mode=mode, fixtures=fixtures, retry=retry, env=env
+            suite,
+            case,
+            model,
+            sample,
+            record_mode=mode,
+            fixtures=fixtures,
+            retry=retry,
+            env=env,
+            live=controls,
         )
 
     def replay(item: tuple[ModelSpec, Case, int]) -> ResultRow:
@@ -236,6 +269,9 @@ def run_suite(
             "finished_at": None if interrupted else _now().isoformat(timespec="seconds"),
             "counts": count_statuses(done),
             "interrupted": interrupted,
+            "budget": None
+            if budget is None
+            else {**budget.describe(), "stopped": controls.stopped if controls else None},
         }
     )
     _write_manifest(run_dir, manifest)
@@ -243,6 +279,37 @@ def run_suite(
     if interrupted:
         raise RunInterrupted(result)
     return result
+
+
+def _check_budget(
+    budget: Budget | None, chosen: list[ModelSpec], costs: Mapping[str, Price | None]
+) -> None:
+    if budget is None:
+        return
+    if budget.max_calls is not None and budget.max_calls < 0:
+        raise InputError(f"--max-calls must be at least 0, got {budget.max_calls}")
+    if budget.max_cost is None:
+        return
+    if budget.max_cost < 0:
+        raise InputError(f"--max-cost must be at least 0, got {budget.max_cost:g}")
+    unpriced = [m for m in chosen if m.provider != "dataset" and costs.get(m.id) is None]
+    if unpriced:
+        names = ", ".join(f"{m.id!r} ({m.provider} {m.model or m.command})" for m in unpriced)
+        raise InputError(
+            f"--max-cost needs a price for every model that may be called; none for {names}",
+            hint="add them to a price file and pass --prices FILE (docs/cost.md), or leave "
+            "those models out with --model",
+        )
+
+
+def _recorded_outputs(
+    root: Path, suite: str, chosen: list[ModelSpec], budget: Budget | None
+) -> dict[str, float]:
+    """Mean output tokens of each model's recordings (only read when a cost budget is set)."""
+    if budget is None or budget.max_cost is None:
+        return {}
+    found = {m.id: mean_recorded_output(root / suite / m.id) for m in chosen}
+    return {k: v for k, v in found.items() if v is not None}
 
 
 def _choose_models(suite: Suite, models: Sequence[str] | None) -> list[ModelSpec]:

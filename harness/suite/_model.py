@@ -113,6 +113,10 @@ class Suite:
     """Default expectations for every case."""
     samples: int = 1
     """Samples per case and model."""
+    prices_path: Path | None = None
+    """A price file whose entries go on top of the shipped table (``harness.cost``)."""
+    rate_limits: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per provider: ``requests_per_minute`` and/or ``tokens_per_minute`` for live calls."""
 
     def model(self, model_id: str) -> ModelSpec | None:
         """The model with this id, or None."""

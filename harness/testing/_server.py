@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -69,6 +70,8 @@ class ReceivedRequest:
     """The JSON body, or the raw text when it was not JSON."""
     prompt: str
     """The user text found in the body."""
+    received_at: float = 0.0
+    """``time.monotonic()`` when the request arrived."""
 
 
 @dataclass(slots=True)
@@ -81,10 +84,32 @@ class _Fault:
 
 
 @dataclass(slots=True)
+class _RateLimit:
+    """The server's own token bucket (GCRA), as a provider enforces its limit."""
+
+    rate: float
+    burst: float
+    tat: float = 0.0
+
+    def try_take(self, now: float) -> float | None:
+        """None when a request may go now, else the seconds until it may."""
+        tolerance = (self.burst - 1.0) / self.rate
+        if self.tat - tolerance > now:
+            return self.tat - tolerance - now
+        self.tat = max(self.tat, now) + 1.0 / self.rate
+        return None
+
+
+@dataclass(slots=True)
 class _State:
     latency: float
     planner: Callable[[str], str]
     gzip: bool = False
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    limit: _RateLimit | None = None
+    rejected: int = 0
+    served: int = 0
     answers: list[tuple[str | None, str]] = field(default_factory=list)
     faults: list[_Fault] = field(default_factory=list)
     requests: list[ReceivedRequest] = field(default_factory=list)
@@ -185,13 +210,54 @@ class FakePlannerServer:
         with self._state.lock:
             self._state.faults.append(_Fault(kind, times, when, after, delay))
 
+    def usage(self, *, cached_tokens: int = 0, reasoning_tokens: int = 0) -> None:
+        """Report ``cached_tokens`` cache hits and ``reasoning_tokens`` in every answer's usage
+        (OpenAI ``*_tokens_details``; Anthropic ``cache_read_input_tokens``)."""
+        with self._state.lock:
+            self._state.cached_tokens = cached_tokens
+            self._state.reasoning_tokens = reasoning_tokens
+
+    def limit_rate(self, requests_per_second: float | None, *, burst: float | None = None) -> None:
+        """Answer 429 (with ``Retry-After``) to model calls beyond ``requests_per_second``.
+
+        The server's token bucket holds ``burst`` requests (default: one second's worth, i.e.
+        at most ``requests_per_second`` in any second), as a provider's limiter does; None
+        removes the limit. ``rejected`` counts the 429s sent.
+        """
+        with self._state.lock:
+            self._state.limit = (
+                None
+                if requests_per_second is None
+                else _RateLimit(
+                    rate=requests_per_second,
+                    burst=max(burst if burst is not None else requests_per_second, 1.0),
+                )
+            )
+
+    @property
+    def rejected(self) -> int:
+        """429s sent by the rate limit (``limit_rate``)."""
+        with self._state.lock:
+            return self._state.rejected
+
+    @property
+    def served(self) -> int:
+        """Model calls answered with 200."""
+        with self._state.lock:
+            return self._state.served
+
     def reset(self) -> None:
-        """Forget scripted answers, faults and received requests."""
+        """Forget scripted answers, faults, limits, usage settings and received requests."""
         with self._state.lock:
             self._state.answers.clear()
             self._state.faults.clear()
             self._state.requests.clear()
             self._state.max_in_flight = 0
+            self._state.limit = None
+            self._state.rejected = 0
+            self._state.served = 0
+            self._state.cached_tokens = 0
+            self._state.reasoning_tokens = 0
 
     @property
     def requests(self) -> list[ReceivedRequest]:
@@ -249,10 +315,27 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         with state.lock:
             state.requests.append(
-                ReceivedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body, prompt)
+                ReceivedRequest(
+                    path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    prompt,
+                    time.monotonic(),
+                )
             )
-            fault = _take_fault(state, prompt)
-            text = next((t for w, t in state.answers if w is None or w in prompt), None)
+            fault: _Fault | None = None
+            text: str | None = None
+            wait = state.limit.try_take(time.monotonic()) if state.limit is not None else None
+            if wait is not None:
+                state.rejected += 1
+            else:
+                fault = _take_fault(state, prompt)
+                text = next((t for w, t in state.answers if w is None or w in prompt), None)
+        if wait is not None:
+            after = str(max(1, math.ceil(wait)))
+            body_429 = {"error": {"message": "rate limit exceeded", "type": "rate_limit"}}
+            self._send(429, body_429, {"Retry-After": after, "retry-after-ms": f"{wait * 1e3:.0f}"})
+            return
         if state.latency:
             time.sleep(state.latency)
         try:
@@ -260,10 +343,15 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if text is None:
                 text = state.planner(prompt)
+            extra = (state.cached_tokens, state.reasoning_tokens)
             reply = (
-                _openai_reply(body, text) if flavour == "openai" else _anthropic_reply(body, text)
+                _openai_reply(body, text, *extra)
+                if flavour == "openai"
+                else _anthropic_reply(body, text, extra[0])
             )
             self._send(200, reply)
+            with state.lock:
+                state.served += 1
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
             pass
 
@@ -331,7 +419,7 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def _openai_reply(body: Any, text: str) -> dict[str, Any]:
+def _openai_reply(body: Any, text: str, cached: int = 0, reasoning: int = 0) -> dict[str, Any]:
     prompt = _prompt_of(body)
     return {
         "id": "chatcmpl-fake",
@@ -350,11 +438,13 @@ def _openai_reply(body: Any, text: str) -> dict[str, Any]:
             "prompt_tokens": _tokens(prompt),
             "completion_tokens": _tokens(text),
             "total_tokens": _tokens(prompt) + _tokens(text),
+            "prompt_tokens_details": {"cached_tokens": min(cached, _tokens(prompt))},
+            "completion_tokens_details": {"reasoning_tokens": reasoning},
         },
     }
 
 
-def _anthropic_reply(body: Any, text: str) -> dict[str, Any]:
+def _anthropic_reply(body: Any, text: str, cached: int = 0) -> dict[str, Any]:
     body = body if isinstance(body, dict) else {}
     forced = body.get("tool_choice", {}).get("name") if body.get("tools") else None
     content: list[dict[str, Any]]
@@ -374,5 +464,10 @@ def _anthropic_reply(body: Any, text: str) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": _tokens(_prompt_of(body)), "output_tokens": _tokens(text)},
+        "usage": {
+            "input_tokens": _tokens(_prompt_of(body)) - min(cached, _tokens(_prompt_of(body))),
+            "output_tokens": _tokens(text),
+            "cache_read_input_tokens": min(cached, _tokens(_prompt_of(body))),
+            "cache_creation_input_tokens": 0,
+        },
     }

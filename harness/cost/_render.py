@@ -1,0 +1,96 @@
+"""Tokens and cost as people read them: unknown is ``unknown``, no usage is ``—``, never 0."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness.cost._prices import Price
+from harness.cost._usage import UsageSummary, summarize_usage
+
+__all__ = ["format_tokens", "format_usd", "usage_markdown", "usage_table_rows"]
+
+NONE = "—"
+"""Shown for rows that report no usage (command and dataset models)."""
+
+
+def format_usd(value: float | None, *, known_tokens: bool = True) -> str:
+    """``$0.0123``; ``unknown`` without a price; ``—`` when there was no usage at all."""
+    if not known_tokens:
+        return NONE
+    if value is None:
+        return "unknown"
+    if value == 0 or value >= 0.01:
+        return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+    return f"${value:.6f}"
+
+
+def format_tokens(summary: UsageSummary, key: str) -> str:
+    """A token count with thousands separators, or ``—`` when the provider reported none."""
+    if not summary.calls or key not in summary.tokens:
+        return NONE
+    return f"{summary.tokens[key]:,}"
+
+
+_HEAD = ("model", "calls", "input", "cached", "output", "reasoning", "cost", "cost / pass")
+
+
+def usage_table_rows(summaries: list[UsageSummary], total: UsageSummary) -> list[tuple[str, ...]]:
+    """One tuple of cells per model and one for the total (columns: ``_HEAD``)."""
+    out: list[tuple[str, ...]] = []
+    for s in [*summaries, total]:
+        out.append(
+            (
+                s.model if s.model is not None else "total",
+                f"{s.calls:,}" if s.calls else NONE,
+                format_tokens(s, "input"),
+                format_tokens(s, "cached_input"),
+                format_tokens(s, "output"),
+                format_tokens(s, "reasoning"),
+                format_usd(s.known_cost, known_tokens=s.known_tokens),
+                format_usd(s.cost_per_pass, known_tokens=s.known_tokens)
+                if s.passes or not s.known_tokens
+                else "no pass",
+            )
+        )
+    return out
+
+
+def usage_markdown(
+    rows: Iterable[Mapping[str, Any] | Any],
+    prices: Mapping[str, Price | None],
+    *,
+    limit: int = 25,
+) -> list[str]:
+    """The ``### Tokens and cost`` section of summary.md (empty when no row has usage).
+
+    At most ``limit`` models are listed (those with the most tokens first), then the total.
+    """
+    summaries, total = summarize_usage(rows, prices)
+    if not total.calls:
+        return []
+    hidden = max(0, len(summaries) - limit)
+    if hidden:
+        summaries = sorted(summaries, key=lambda u: -sum(u.tokens.values()))[:limit]
+    lines = [
+        "### Tokens and cost",
+        "",
+        "| " + " | ".join(_HEAD) + " |",
+        "|---|" + "---:|" * (len(_HEAD) - 1),
+    ]
+    for cells in usage_table_rows(summaries, total):
+        lines.append("| " + " | ".join(cells) + " |")
+    if hidden:
+        lines.append(f"| …and {hidden:,} more models | | | | | | | |")
+    dated = sorted({f"{p.taken} ({p.source})" for p in prices.values() if p is not None})
+    unpriced = [s.model for s in summaries if s.unpriced]
+    lines.append("")
+    if dated:
+        lines.append("Prices: " + "; ".join(dated) + ".")
+    if unpriced:
+        lines.append(
+            "No price for " + ", ".join(f"`{m}`" for m in unpriced) + ": cost unknown "
+            "(set one with a suite's `prices:` file or `--prices FILE`)."
+        )
+    lines.append("")
+    return lines
