@@ -20,5 +20,7 @@ class ExitCode(IntEnum):
     """Missing or stale recordings."""
     INFRA = 4
     """Infrastructure errors (network, provider) over tolerance."""
+    IN_USE = 5
+    """The journal is in use by another execution (``execute``)."""
     INTERRUPTED = 130
     """Stopped by Ctrl+C or SIGTERM."""

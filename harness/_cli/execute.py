@@ -63,9 +63,11 @@ def execute_command(
     """Run a plan's tasks in dependency order with an agent, journalling every step.
 
     Exit codes: 0 every task succeeded, 1 a task failed for good, 2 unusable input,
+    4 the journal cannot be written, 5 the journal is in use by another execution,
     130 interrupted (Ctrl+C or SIGTERM; resume with --resume).
     """
     from harness.execute import execute, load_agent
+    from harness.journal import JournalInUseError, JournalStorageError
     from harness.plan import load_plan
 
     if output_format not in ("text", "json"):
@@ -89,8 +91,14 @@ def execute_command(
             on_event=_progress if output_format == "text" else None,
             source=str(plan),
         )
+    except JournalInUseError as exc:
+        say_error(exc.one_line())
+        raise typer.Exit(ExitCode.IN_USE) from None
     except InputError as exc:
         fail_input(exc)
+    except JournalStorageError as exc:
+        say_error(exc.one_line())
+        raise typer.Exit(ExitCode.INFRA) from None
     except OSError as exc:  # the disk, not the input: a full disk, a revoked permission
         say_error(f"{journal}: cannot write the journal: {exc.strerror or exc}")
         raise typer.Exit(ExitCode.INFRA) from None

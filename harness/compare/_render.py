@@ -6,9 +6,10 @@ import math
 from typing import Any
 
 from harness.compare._compare import Comparison, Flip, PairedTest
+from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import md_cell, pct
 
-__all__ = ["comparison_to_dict", "render_markdown", "render_text"]
+__all__ = ["ci_label", "comparison_to_dict", "render_markdown", "render_text"]
 
 LIST_LIMIT = 30
 """Flips and one-sided items shown in text and markdown (JSON has them all)."""
@@ -29,6 +30,8 @@ def comparison_to_dict(c: Comparison) -> dict[str, Any]:
         "base": {"run": str(c.base.run_dir), "run_id": c.base.manifest.run_id},
         "cand": {"run": str(c.cand.run_dir), "run_id": c.cand.manifest.run_id},
         "pairs": [{"base_model": b, "cand_model": m} for b, m in c.pairs],
+        "cases": c.coverage,
+        "headline": c.headline,
         "overall": c.overall.to_dict(),
         "per_model": {k: t.to_dict() for k, t in c.per_model.items()},
         "flips": {
@@ -47,6 +50,13 @@ def comparison_to_dict(c: Comparison) -> dict[str, Any]:
             }
             for r in c.check_deltas.to_dict("records")
         ],
+        "figures": {
+            side: {
+                str(model): {k: _num(v) for k, v in row.items()}
+                for model, row in frame.to_dict("index").items()
+            }
+            for side, frame in c.figures.items()
+        },
         "only_in_base": [{"model": m, "case": k} for m, k in c.only_in_base],
         "only_in_cand": [{"model": m, "case": k} for m, k in c.only_in_cand],
         "unpaired_models": c.unpaired_models,
@@ -68,9 +78,14 @@ def _test_line(name: str, t: PairedTest) -> str:
     )
     return (
         f"{name}: {pct(t.base_rate)} -> {pct(t.cand_rate)} ({_points(t.difference)}, "
-        f"95% CI {_points(t.low)} to {_points(t.high)}, p={t.p_value:.3g}, {t.method}{extra})"
-        f" => {t.verdict_text}"
+        f"{ci_label(t)} {_points(t.low)} to {_points(t.high)}, p={t.p_value:.3g}, "
+        f"{t.method}{extra}) => {t.verdict_text}"
     )
+
+
+def ci_label(t: PairedTest) -> str:
+    """``95% CI``, or e.g. ``97.5% CI`` for an interval at a Holm-corrected level."""
+    return f"{t.confidence * 100:.4g}% CI"
 
 
 def _top_deltas(c: Comparison, limit: int) -> list[dict[str, Any]]:
@@ -82,7 +97,10 @@ def _top_deltas(c: Comparison, limit: int) -> list[dict[str, Any]]:
 
 def render_text(c: Comparison) -> str:
     """The comparison as plain text for a terminal."""
-    lines = [f"suite {c.base.suite}: {c.base.manifest.run_id} (base) vs {c.cand.manifest.run_id}"]
+    lines = [
+        f"suite {c.base.suite}: {c.base.manifest.run_id} (base) vs {c.cand.manifest.run_id}",
+        f"{c.headline} (everything below is on the compared cases)",
+    ]
     lines += [f"warning: {w}" for w in [*c.base.warnings, *c.cand.warnings]]
     for key, t in c.per_model.items():
         if len(c.per_model) > 1:
@@ -123,6 +141,26 @@ def _lists(c: Comparison, heading: str, fmt: Any) -> list[str]:
     return out
 
 
+def _figure_lines(c: Comparison) -> list[str]:
+    """The ``MODEL_COLUMNS`` figures, base -> candidate, as a markdown table."""
+    cols = [col for col in MODEL_COLUMNS if col.in_compare]
+    base, cand = c.figures.get("base"), c.figures.get("cand")
+    if not cols or base is None or cand is None or base.empty:
+        return []
+    lines = [
+        "### Other figures (compared cases; base -> candidate)",
+        "",
+        "| model | " + " | ".join(col.header for col in cols) + " |",
+        "|---" * (len(cols) + 1) + "|",
+    ]
+    for model in c.per_model:
+        if model not in base.index or model not in cand.index:
+            continue
+        cells = [f"{col.render(base.loc[model])} -> {col.render(cand.loc[model])}" for col in cols]
+        lines.append(f"| `{md_cell(model, 60)}` | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def render_markdown(c: Comparison) -> str:
     """The comparison as markdown (for a pull-request comment)."""
     o = c.overall
@@ -135,26 +173,34 @@ def render_markdown(c: Comparison) -> str:
     ]
     lines += [f"> **Warning:** {md_cell(w, 300)}" for w in [*c.base.warnings, *c.cand.warnings]]
     lines += [
-        "| model | base | candidate | difference | 95% CI | p | verdict |",
+        f"{c.headline}; every figure below is on the compared cases.",
+        "",
+        "| model | base | candidate | difference | interval | p | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
     rows = list(c.per_model.items()) if len(c.per_model) > 1 else []
     for key, t in [*rows, ("**overall**", o)]:
         lines.append(
             f"| {md_cell(key, 60)} | {pct(t.base_rate)} | {pct(t.cand_rate)} | "
-            f"{_points(t.difference)} | {_points(t.low)} to {_points(t.high)} | "
+            f"{_points(t.difference)} | {ci_label(t)} {_points(t.low)} to {_points(t.high)} | "
             f"{t.p_value:.3g} | {md_cell(t.verdict_text, 120)} |"
         )
-    lines += ["", f"Test: {o.method} over {o.n} paired case x model items; 5% level.", ""]
+    holm_note = (
+        " Per-model verdicts are Holm-corrected over the models (interval levels to match)."
+        if len(c.per_model) > 1
+        else ""
+    )
+    lines += ["", f"Test: {o.method} over {o.n} cases; 5% level.{holm_note}", ""]
     lists = _lists(
         c, "", lambda f: f"  - `{md_cell(f.model)}` / `{md_cell(f.case)}`: {f.base} -> {f.cand}"
     )
     if lists:
         lines += ["### Changes", "", *[x if x.startswith("  ") else f"- {x}" for x in lists], ""]
+    lines += _figure_lines(c)
     deltas = _top_deltas(c, 15)
     if deltas:
         lines += [
-            "### Check failure rates",
+            "### Check failure rates (compared cases)",
             "",
             "| check | model | base | candidate | change |",
             "|---|---|---|---|---|",

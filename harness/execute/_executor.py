@@ -16,7 +16,7 @@ from harness.execute._graph import TaskGraph
 from harness.execute._result import ExecutionResult
 from harness.execute._resume import decide_resume
 from harness.execute._scheduler import EventHook, Execution
-from harness.journal import JournalWriter, replay
+from harness.journal import JournalLock, JournalWriter, prepare_journal_folder, replay
 from harness.plan import Plan
 
 __all__ = ["execute"]
@@ -67,6 +67,7 @@ def execute(
         source: label of the plan for error messages.
 
     Raises:
+        JournalInUseError: another execution holds the journal (CLI exit 5).
         JournalError: a journal with events and not ``resume``; a journal of another plan
             without ``force``; a ``from_task`` that names no task or several.
         PlanLoadError: the plan cannot be executed (unknown dependency, cycle, duplicate ids).
@@ -80,6 +81,48 @@ def execute(
         raise JournalError(
             "--from needs --resume", source=str(path), hint="add --resume (resume=True)"
         )
+    prepare_journal_folder(path)
+    with JournalLock(path):
+        return _execute_locked(
+            plan,
+            graph,
+            path,
+            agent=agent,
+            resume=resume,
+            from_task=from_task,
+            force=force,
+            max_concurrency=max_concurrency,
+            max_attempts=max_attempts,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            timeout=timeout,
+            fsync_every=fsync_every,
+            stop=stop,
+            handle_signals=handle_signals,
+            on_event=on_event,
+        )
+
+
+def _execute_locked(
+    plan: Plan,
+    graph: TaskGraph,
+    path: Path,
+    *,
+    agent: Agent | None,
+    resume: bool,
+    from_task: str | None,
+    force: bool,
+    max_concurrency: int,
+    max_attempts: int,
+    backoff: float,
+    max_backoff: float,
+    timeout: float | None,
+    fsync_every: int,
+    stop: threading.Event | None,
+    handle_signals: bool,
+    on_event: EventHook | None,
+) -> ExecutionResult:
+    """The execution proper, run while this process holds the journal's lock."""
     has_events = path.exists() and path.stat().st_size > 0
     if has_events and not resume:
         raise JournalError(

@@ -7,9 +7,15 @@ from harness.journal._events import (
     EventNotSerializableError,
     encode_event,
 )
+from harness.journal._lock import JournalInUseError, JournalLock, lock_path
 from harness.journal._replay import replay
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
-from harness.journal._writer import JournalWriter, TornTailRepair
+from harness.journal._writer import (
+    JournalStorageError,
+    JournalWriter,
+    TornTailRepair,
+    prepare_journal_folder,
+)
 
 __all__ = [
     "EVENTS",
@@ -18,10 +24,15 @@ __all__ = [
     "Damage",
     "EventNotSerializableError",
     "JournalDamagedError",
+    "JournalInUseError",
+    "JournalLock",
+    "JournalStorageError",
     "JournalWriter",
     "ReplayState",
     "TaskState",
     "TornTailRepair",
     "encode_event",
+    "lock_path",
+    "prepare_journal_folder",
     "replay",
 ]

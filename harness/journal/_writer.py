@@ -13,6 +13,7 @@ glued onto garbage and nothing is lost.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -22,10 +23,63 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from harness._errors import JournalError
+from harness._errors import InfrastructureError, JournalError
 from harness.journal._events import encode_event
 
-__all__ = ["JournalWriter", "TornTailRepair"]
+__all__ = ["JournalStorageError", "JournalWriter", "TornTailRepair", "prepare_journal_folder"]
+
+
+class JournalStorageError(InfrastructureError):
+    """The journal (or its folder, or its lock file) cannot be created or written: a
+    read-only or full disk, missing permissions. The CLI exits 4, whichever level failed."""
+
+    def __init__(self, what: str, *, source: str, hint: str | None = None) -> None:
+        self.what = what
+        self.source = source
+        self.hint = hint
+        line = f"{source}: {what}" + (f". {hint[0].upper()}{hint[1:]}" if hint else "")
+        super().__init__(line)
+
+    def one_line(self) -> str:
+        """The error as one line: ``source: what. hint``."""
+        return str(self)
+
+
+def prepare_journal_folder(path: str | os.PathLike[str]) -> None:
+    """Check a journal path names a file, and create its folder (durably) when missing.
+
+    Raises:
+        JournalError: the path is a folder (CLI exit 2).
+        JournalStorageError: a folder cannot be created (CLI exit 4), whichever level failed.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise JournalError(
+            "is a folder, not a journal file",
+            source=str(path),
+            hint=f"name a file inside it, for example {path / 'journal.jsonl'}",
+        )
+    parent = path.parent
+    missing = [d for d in (parent, *parent.parents) if not d.exists()]
+    try:
+        for directory in reversed(missing):
+            directory.mkdir(exist_ok=True)
+            _fsync_dir(directory.parent)  # make each new directory entry durable
+        if not parent.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "a path component is a file, not a folder")
+    except OSError as exc:
+        raise JournalStorageError(
+            f"cannot create the journal's folder {parent}: {exc.strerror or exc}",
+            source=str(path),
+            hint="check the folder's permissions and free space, or choose another path",
+        ) from None
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise JournalStorageError(
+            f"cannot write in the journal's folder {parent}: Permission denied",
+            source=str(path),
+            hint="check the folder's permissions, or choose another path",
+        )
+
 
 _CHUNK = 1 << 16
 
@@ -77,21 +131,20 @@ class JournalWriter:
         self._fd = self._open()
 
     def _open(self) -> int:
-        parent = self.path.parent
+        prepare_journal_folder(self.path)
         try:
-            missing = [d for d in (parent, *parent.parents) if not d.exists()]
-            parent.mkdir(parents=True, exist_ok=True)
-            for created in reversed(missing):  # make each new directory entry durable
-                _fsync_dir(created.parent)
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-        except FileNotFoundError:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            _fsync_dir(parent)
+            try:
+                return os.open(self.path, os.O_RDWR | os.O_APPEND)
+            except FileNotFoundError:
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+                _fsync_dir(self.path.parent)
+                return fd
         except OSError as exc:
-            raise JournalError(
-                f"cannot open the journal for appending: {exc.strerror}", source=str(self.path)
+            raise JournalStorageError(
+                f"cannot open the journal for appending: {exc.strerror or exc}",
+                source=str(self.path),
+                hint="check the folder's permissions and free space",
             ) from None
-        return fd
 
     def append(self, event: str, **payload: Any) -> None:
         """Append one event (``event``, ``at`` and the payload fields) as one line.

@@ -1,5 +1,9 @@
-"""Aggregation of a run with pandas: pass rates with Wilson intervals per model, check, tag and
-case; parse rate; pass@k / pass^k; stable / flaky labels; latency and tokens.
+"""Aggregation of a run with pandas: pass rates per model, tag and case, check failure rates;
+parse rate; pass@k / pass^k; stable / flaky labels; the ``MODEL_COLUMNS`` figures.
+
+A rate is pooled: passed samples / counted samples. Per-model and per-tag intervals are
+clustered by case (design-effect-adjusted Wilson, ``harness.stats.cluster_wilson``: plain
+Wilson with one sample per case); per-case and per-check intervals are Wilson.
 
 Rows that are ``missing``, ``stale`` or ``error`` never count in a pass rate (they are not
 failures) but are counted in their own columns everywhere.
@@ -15,8 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from harness.report._columns import model_columns
 from harness.report._load import LoadedRun
-from harness.stats import pass_at_k, pass_hat_k, wilson_intervals
+from harness.stats import ClusterSums, cluster_wilson, pass_at_k, pass_hat_k, wilson_intervals
 
 __all__ = ["NOT_COUNTED", "Summary", "case_label", "summarize"]
 
@@ -45,12 +50,14 @@ class Summary:
     run: LoadedRun
     """The run summarized."""
     models: pd.DataFrame
-    """Index model; counted, passed, rate, low, high, parsed, parse_rate, the count of each
-    status, k, pass_at_k, pass_hat_k, latency_mean/p50/p95 (ms), tokens_in, tokens_out."""
+    """Index model; counted, passed, rate, low, high (clustered by case), cases, parsed,
+    parse_rate, the count of each status, k, pass_at_k, pass_hat_k, and the columns of
+    ``MODEL_COLUMNS`` (latency_mean/p50/p95 in ms, tokens_in, tokens_out, ...)."""
     checks: pd.DataFrame
     """Index (check, model); evaluated, failed (not pass: fail or warn), rate, low, high."""
     tags: pd.DataFrame
-    """Index (tag, model); counted, passed, rate, low, high, not_counted."""
+    """Index (tag, model); counted, passed, rate, low, high (clustered by case),
+    not_counted."""
     cases: pd.DataFrame
     """Index (case, model); counted, passed, rate, low, high, label, missing, stale, error."""
     not_counted: pd.DataFrame
@@ -90,6 +97,27 @@ def _with_interval(df: pd.DataFrame, k: str, n: str) -> pd.DataFrame:
     return df
 
 
+def _with_clustered_interval(df: pd.DataFrame, per_case: pd.DataFrame, by: list[str]) -> None:
+    """Set rate, low and high of ``df`` (indexed by ``by``) from ``per_case`` (one row per
+    case and ``by`` key, columns passed and counted) with the design-effect-adjusted Wilson."""
+    pc = per_case[per_case["counted"] > 0]
+    y, m = pc["passed"].astype(float), pc["counted"].astype(float)
+    g = (
+        pd.DataFrame(
+            {"cases": 1, "y": y, "m": m, "yy": y * y, "ym": y * m, "mm": m * m}, index=pc.index
+        )
+        .groupby(level=by, sort=False)
+        .sum()
+    )
+    g = g.reindex(df.index).fillna(0)
+    low, high = cluster_wilson(ClusterSums(g["cases"], g["y"], g["m"], g["yy"], g["ym"], g["mm"]))
+    n = df["counted"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df["rate"] = np.where(n > 0, df["passed"] / n.where(n > 0, 1), np.nan)
+    df["low"], df["high"] = low, high
+    df["cases"] = g["cases"].astype("int64")
+
+
 def _status_counts(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     counts = frame.groupby([*by, "status"], sort=False).size().unstack("status", fill_value=0)
     for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
@@ -104,7 +132,7 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame(index=counts.index)
     df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
     df["passed"] = counts["pass"]
-    _with_interval(df, "passed", "counted")
+    _with_clustered_interval(df, cases[["passed", "counted"]], ["model"])
     df["parsed"] = counts["pass"] + counts["fail"]
     df["parse_rate"] = np.where(
         df["counted"] > 0, df["parsed"] / df["counted"].clip(lower=1), np.nan
@@ -125,13 +153,9 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
         hat_k[str(model)] = float(np.mean([pass_hat_k(int(n), int(c), k) for n, c in pairs]))
     df["pass_at_k"] = pd.Series(at_k)
     df["pass_hat_k"] = pd.Series(hat_k)
-    lat = f.groupby("model", sort=False)["latency_ms"]
-    df["latency_mean"] = lat.mean()
-    df["latency_p50"] = lat.median()
-    df["latency_p95"] = lat.quantile(0.95)
-    tok = f.groupby("model", sort=False)[["tokens_in", "tokens_out"]].sum(min_count=1)
-    df["tokens_in"] = tok["tokens_in"]
-    df["tokens_out"] = tok["tokens_out"]
+    extra = model_columns(f)
+    for col in extra.columns:
+        df[col] = extra[col]
     order = list(dict.fromkeys([m.get("id") for m in run.manifest.models if m.get("id")]))
     ordered = [m for m in order if m in df.index] + [m for m in df.index if m not in order]
     return df.loc[ordered]
@@ -176,7 +200,7 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
 
 
 def _tags(run: LoadedRun) -> pd.DataFrame:
-    f = run.frame[["model", "counted", "passed"]].copy()
+    f = run.frame[["case", "model", "counted", "passed"]].copy()
     f["tag"] = [list(r.get("tags") or []) for r in run.rows]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
@@ -187,7 +211,9 @@ def _tags(run: LoadedRun) -> pd.DataFrame:
     g = f.groupby(["tag", "model"], sort=True)
     df = pd.DataFrame({"counted": g["counted"].sum(), "passed": g["passed"].sum()})
     df["not_counted"] = g.size() - df["counted"]
-    return _with_interval(df, "passed", "counted")
+    per_case = f.groupby(["tag", "model", "case"], sort=False)[["passed", "counted"]].sum()
+    _with_clustered_interval(df, per_case, ["tag", "model"])
+    return df
 
 
 def summarize(run: LoadedRun) -> Summary:

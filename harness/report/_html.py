@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from harness.report._aggregate import NOT_COUNTED, Summary
+from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, pct
 from harness.report._html_assets import CSS, JS
 
@@ -81,7 +82,7 @@ def _model_table(s: Summary) -> str:
     k = int(m["k"].iloc[0]) if len(m) else 1
     head = ["model", "pass rate", "95% CI", "passed / counted", "parse rate"]
     head += [f"pass@{k}", f"pass^{k}"] if k > 1 else []
-    head += [*NOT_COUNTED, "latency p50 / p95 (ms)", "tokens in / out"]
+    head += [*NOT_COUNTED, *(col.header for col in MODEL_COLUMNS)]
     out = ['<div class="scroll"><table><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for model, r in m.sort_values("rate", ascending=False, na_position="last").iterrows():
         cells = [
@@ -94,15 +95,9 @@ def _model_table(s: Summary) -> str:
         if k > 1:
             cells += [f'<td class="num">{pct(r[x])}</td>' for x in ("pass_at_k", "pass_hat_k")]
         cells += [f'<td class="num">{count(r[x])}</td>' for x in NOT_COUNTED]
-        lat = f"{_num(r['latency_p50'])} / {_num(r['latency_p95'])}"
-        tok = f"{count(r['tokens_in'])} / {count(r['tokens_out'])}"
-        cells += [f'<td class="num">{lat}</td>', f'<td class="num">{tok}</td>']
+        cells += [f'<td class="num">{escape(col.render(r))}</td>' for col in MODEL_COLUMNS]
         out.append("<tr>" + "".join(cells) + "</tr>")
     return "".join(out) + "</table></div>"
-
-
-def _num(x: Any) -> str:
-    return "–" if x is None or x != x else f"{float(x):,.0f}"
 
 
 def _heat(rate: float) -> str:
@@ -297,7 +292,8 @@ Not counted in any rate: {count(t["missing"])} missing, {count(t["stale"])} stal
 <p class="meta">Case x model labels: {escape(label_line)}.</p>
 <h2>Pass rate per model</h2>
 <p class="meta">Bars: pass rate over counted results (pass, fail, unparseable);
-whiskers: Wilson 95% interval.</p>
+whiskers: 95% interval clustered by case (design-effect-adjusted Wilson; plain Wilson with one
+sample per case).</p>
 {_chart(s)}
 {_model_table(s)}
 <h2>Check failure rate per model</h2>

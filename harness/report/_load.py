@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from harness._errors import RunFormatError
+from harness.report._columns import ROW_FIELDS
 from harness.run import COUNTED_STATUSES, FORMAT_VERSION, STATUSES, RunManifest
 
 __all__ = ["LoadedRun", "load_run", "resolve_run_dir"]
@@ -34,8 +35,9 @@ class LoadedRun:
     rows: list[dict[str, Any]]
     """Every results.jsonl object, in file order (the torn last line excluded)."""
     frame: pd.DataFrame
-    """One row per result: suite, case, model, sample, status, task_count, latency_ms,
-    tokens_in, tokens_out, counted (bool), passed (bool), parsed (bool)."""
+    """One row per result: suite, case, model, sample, status, task_count, the numeric
+    ``ROW_FIELDS`` (latency_ms, tokens_in, tokens_out, ...), counted (bool), passed (bool),
+    parsed (bool)."""
     torn_line: int | None = None
     """1-based number of a torn last line that was left out, or None."""
 
@@ -160,11 +162,6 @@ def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int | None]:
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    def tok(row: dict[str, Any], key: str) -> float:
-        t = row.get("tokens")
-        v = t.get(key) if isinstance(t, dict) else None
-        return float(v) if isinstance(v, int | float) else float("nan")
-
     frame = pd.DataFrame(
         {
             "suite": [r["suite"] for r in rows],
@@ -173,11 +170,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
             "sample": [int(r["sample"]) for r in rows],
             "status": [r["status"] for r in rows],
             "task_count": pd.array([r.get("task_count") for r in rows], dtype="Int64"),
-            "latency_ms": pd.to_numeric(
-                pd.Series([r.get("latency_ms") for r in rows], dtype="object"), errors="coerce"
-            ),
-            "tokens_in": [tok(r, "input") for r in rows],
-            "tokens_out": [tok(r, "output") for r in rows],
+            **{name: [get(r) for r in rows] for name, get in ROW_FIELDS.items()},
         }
     )
     frame["counted"] = frame["status"].isin(COUNTED_STATUSES)

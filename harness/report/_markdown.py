@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from harness.cost import run_prices, usage_markdown
 from harness.report._aggregate import NOT_COUNTED, Summary
+from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, md_cell, pct
 from harness.report._hints import rerecord_hint
 
@@ -30,6 +31,8 @@ def _models(s: Summary, limit: int) -> list[str]:
     if k > 1:
         head += [f"pass@{k}", f"pass^{k}"]
     head += ["missing", "stale", "error"]
+    extra = [col for col in MODEL_COLUMNS if col.in_markdown]
+    head += [col.header for col in extra]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ranked = m.sort_values("rate", ascending=False, na_position="last")
     for model, r in ranked.head(limit).iterrows():
@@ -43,6 +46,7 @@ def _models(s: Summary, limit: int) -> list[str]:
         if k > 1:
             cells += [pct(r["pass_at_k"]), pct(r["pass_hat_k"])]
         cells += [count(r[x]) for x in NOT_COUNTED]
+        cells += [md_cell(col.render(r), 60) for col in extra]
         lines.append("| " + " | ".join(cells) + " |")
     return lines + _more(min(limit, len(m)), len(m), "models")
 
@@ -175,7 +179,7 @@ def _render(s: Summary, limit: int) -> str:
                 f"{m.samples} sample(s) per case",
                 f"planeval {md_cell(m.harness_version, 20)}" if m.harness_version else "",
                 f"commit `{md_cell(m.git_commit[:12], 20)}`" if m.git_commit else "",
-                "intervals: Wilson 95%",
+                "per-model intervals: 95%, clustered by case",
             )
             if x
         )

@@ -1,5 +1,5 @@
-"""``compare``: flips, McNemar against scipy, the bootstrap with several samples, honest
-verdicts, one-sided cases listed, different suites refused."""
+"""``compare``: flips, McNemar against scipy, the sign-flip test with several samples, honest
+verdicts that agree with their intervals, shared cases only, Holm, different suites refused."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from harness._cli.main import app
 from harness.compare import IncomparableRunsError, compare_runs
-from harness.report import load_run
+from harness.report import load_run, summarize
 from tests.report._synthetic import make_run
 
 runner = CliRunner()
@@ -58,13 +58,13 @@ def test_small_difference_is_not_called(tmp_path: Path) -> None:
     assert "n=10" in text and "smallest detectable difference ~" in text
 
 
-def test_several_samples_use_a_seeded_bootstrap(tmp_path: Path) -> None:
-    """With 3 samples per case the test is a paired bootstrap, reproducible for a seed."""
+def test_several_samples_use_a_seeded_sign_flip_test(tmp_path: Path) -> None:
+    """With 3 samples per case the test is a sign-flip permutation test, reproducible."""
     base = {("m", f"c{i:02d}"): "pff" for i in range(30)}
     cand = {("m", f"c{i:02d}"): "ppf" if i % 3 else "ppp" for i in range(30)}
     b, c = _runs(tmp_path, base, cand)
     one, two = compare_runs(b, c, seed=3), compare_runs(b, c, seed=3)
-    assert one.overall.method == "paired-bootstrap"
+    assert one.overall.method == "sign-flip"
     assert (one.overall.low, one.overall.high) == (two.overall.low, two.overall.high)
     assert one.overall.difference == pytest.approx((20 * 2 / 3 + 10) / 30 - 1 / 3)
     assert one.overall.verdict == "better"
@@ -153,3 +153,55 @@ def test_no_model_in_common_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(IncomparableRunsError, match="--base-model"):
         compare_runs(b, c)
+
+
+def test_verdict_agrees_with_its_interval(tmp_path: Path) -> None:
+    """The issue's case: 40 cases, 5 fail->pass, none back. p=0.0625: no significant
+    difference, and the printed interval reaches below zero."""
+    base = _single("f" * 5 + "p" * 35)
+    c = compare_runs(*_runs(tmp_path, base, _single("p" * 40)))
+    o = c.overall
+    assert o.verdict == "no significant difference" and o.low < 0 < o.high
+    out = runner.invoke(app, ["compare", str(tmp_path / "base"), str(tmp_path / "cand")]).stdout
+    last = out.strip().splitlines()[-1]
+    assert "95% CI -0.5 pts to +12.5 pts" in last and "no significant difference" in last
+
+
+def test_everything_is_on_shared_cases(tmp_path: Path) -> None:
+    """A candidate that drops four failing cases and adds two: its rate, the verdict and the
+    check deltas use only the 6 shared cases; the headline counts what was left out."""
+    base = {("m", f"c{i}"): "p" for i in range(6)} | {("m", f"old{i}"): "f" for i in range(4)}
+    cand = {("m", f"c{i}"): "p" for i in range(6)} | {("m", f"new{i}"): "p" for i in range(2)}
+    c = compare_runs(*_runs(tmp_path, base, cand))
+    assert c.coverage == {"compared": 6, "base_only": 4, "cand_only": 2}
+    assert c.headline == (
+        "6 case(s) compared; left out: 4 case(s) only in base, 2 only in the candidate"
+    )
+    assert (c.overall.base_rate, c.overall.cand_rate) == (1.0, 1.0)
+    acyclic = c.check_deltas.set_index("check").loc["acyclic"]
+    assert (acyclic["base_rate"], acyclic["delta"], acyclic["base_n"]) == (0.0, 0.0, 6)
+    out = runner.invoke(app, ["compare", str(tmp_path / "base"), str(tmp_path / "cand")])
+    assert "6 case(s) compared; left out: 4 case(s) only in base" in out.stdout
+    assert "acyclic" not in out.stdout  # no check changed on the shared cases
+
+
+def test_compare_and_report_show_the_same_rate(tmp_path: Path) -> None:
+    """Uneven samples per case (a missing sample): both use the pooled rate."""
+    base = {("m", "a"): "pf", ("m", "b"): "pmm", ("m", "c"): "fff"}
+    b, c = _runs(tmp_path, base, base)
+    report_rate = summarize(b).models.loc["m", "rate"]
+    assert report_rate == pytest.approx(2 / 6)
+    assert compare_runs(b, c).overall.base_rate == pytest.approx(report_rate)
+
+
+def test_several_models_are_holm_corrected(tmp_path: Path) -> None:
+    """Two model pairs: per-model p-values are Holm-adjusted and the intervals are at the
+    level Holm tested each at (97.5% for the smaller p)."""
+    base = {(m, f"c{i:02d}"): "p" if i < 10 else "f" for m in ("x", "y") for i in range(30)}
+    cand = {("x", f"c{i:02d}"): "p" if i < 17 else "f" for i in range(30)}
+    cand |= {("y", f"c{i:02d}"): "p" if i < 10 else "f" for i in range(30)}
+    c = compare_runs(*_runs(tmp_path, base, cand))
+    x, y = c.per_model["x"], c.per_model["y"]
+    assert x.p_adjusted == pytest.approx(2 * x.p_value) and x.confidence == 0.975
+    assert x.verdict == "better" and x.low > 0 and "Holm-adjusted" in x.verdict_text
+    assert y.verdict == "no significant difference" and y.confidence == 0.95

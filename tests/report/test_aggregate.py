@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.report import load_run, summarize
-from harness.stats import wilson_interval
+from harness.stats import ClusterSums, cluster_wilson, wilson_interval
 from tests.report._synthetic import make_run
 
 
@@ -33,7 +33,10 @@ def test_pass_rate_counts_only_pass_fail_unparseable(summary) -> None:  # type: 
     a, b = summary.models.loc["a"], summary.models.loc["b"]
     assert (a["passed"], a["counted"]) == (4, 9)
     assert a["rate"] == pytest.approx(4 / 9)
-    assert (a["low"], a["high"]) == pytest.approx(wilson_interval(4, 9))
+    clustered = cluster_wilson(ClusterSums.of_cases([3, 1, 0], [3, 3, 3]))
+    assert (a["low"], a["high"]) == pytest.approx((clustered[0][0], clustered[1][0]))
+    wilson = wilson_interval(4, 9)  # samples of a case agree: wider than 9 independent draws
+    assert a["low"] < wilson[0] and a["high"] > wilson[1]
     assert (b["passed"], b["counted"]) == (5, 5)
     assert (b["missing"], b["stale"], b["error"]) == (1, 2, 1)
     assert a["parse_rate"] == pytest.approx(8 / 9)
@@ -78,3 +81,10 @@ def test_latency_and_tokens(summary) -> None:  # type: ignore[no-untyped-def]
     a = summary.models.loc["a"]
     assert a["tokens_in"] == 80  # 8 parsed rows x 10
     assert not math.isnan(a["latency_p95"])
+
+
+def test_one_sample_per_case_gives_wilson(tmp_path: Path) -> None:
+    """With one sample per case the per-model interval is Wilson's on the pooled counts."""
+    run = make_run(tmp_path / "r", {("a", f"c{i}"): x for i, x in enumerate("ppfpfpp")})
+    a = summarize(load_run(run)).models.loc["a"]
+    assert (a["low"], a["high"]) == pytest.approx(wilson_interval(5, 7))

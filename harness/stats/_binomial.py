@@ -1,13 +1,12 @@
-"""Small statistics used by runs, reports, comparisons and the gate.
+"""Binomial statistics: Wilson intervals, the exact McNemar test, pass@k and pass^k.
 
-Own code rather than scipy (which is not a runtime dependency): each function is a textbook
-formula a few lines long; the tests check them against scipy.
+Own code for these textbook formulas (a few lines each, and `planeval run` must not pay for
+importing scipy); the tests check them against scipy.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # numpy is imported where it is used: `planeval run` needs only math
@@ -16,9 +15,7 @@ if TYPE_CHECKING:  # numpy is imported where it is used: `planeval run` needs on
 
 __all__ = [
     "Z95",
-    "BootstrapResult",
     "mcnemar_exact",
-    "paired_bootstrap",
     "pass_at_k",
     "pass_hat_k",
     "wilson_interval",
@@ -98,57 +95,3 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     if k > n or n <= 0:
         return math.nan
     return math.comb(c, k) / math.comb(n, k)
-
-
-@dataclass(frozen=True, slots=True)
-class BootstrapResult:
-    """A paired bootstrap over cases of a difference of pass rates."""
-
-    difference: float
-    """Observed candidate minus base pass rate."""
-    low: float
-    """2.5th percentile of the resampled differences."""
-    high: float
-    """97.5th percentile of the resampled differences."""
-    p_value: float
-    """Two-sided bootstrap p-value for a difference of zero."""
-    se: float
-    """Standard deviation of the resampled differences."""
-    resamples: int
-    """How many resamples were drawn."""
-
-
-def paired_bootstrap(
-    diff_sums: npt.ArrayLike,
-    counts: npt.ArrayLike,
-    *,
-    resamples: int = 2000,
-    seed: int = 0,
-) -> BootstrapResult:
-    """Resample cases (with replacement) and recompute the mean per-pair difference.
-
-    Args:
-        diff_sums: for each case, the sum over its pairs of (candidate rate - base rate).
-        counts: for each case, how many pairs it holds (1 when pairs are cases).
-        resamples: number of resamples.
-        seed: the random seed (results are reproducible for a given seed).
-    """
-    import numpy as np
-
-    d = np.asarray(diff_sums, dtype=float)
-    w = np.asarray(counts, dtype=float)
-    observed = float(d.sum() / w.sum()) if w.sum() > 0 else math.nan
-    if len(d) == 0 or w.sum() == 0:
-        return BootstrapResult(observed, math.nan, math.nan, 1.0, math.nan, 0)
-    rng = np.random.default_rng(seed)
-    out = np.empty(resamples)
-    chunk = max(1, 4_000_000 // max(1, len(d)))
-    for start in range(0, resamples, chunk):
-        stop = min(resamples, start + chunk)
-        idx = rng.integers(0, len(d), size=(stop - start, len(d)))
-        out[start:stop] = d[idx].sum(axis=1) / w[idx].sum(axis=1)
-    low, high = np.percentile(out, [2.5, 97.5])
-    le = (np.count_nonzero(out <= 0) + 1) / (resamples + 1)
-    ge = (np.count_nonzero(out >= 0) + 1) / (resamples + 1)
-    p = min(1.0, 2 * min(le, ge))
-    return BootstrapResult(observed, float(low), float(high), p, float(out.std()), resamples)

@@ -1,4 +1,4 @@
-"""The statistics, checked against scipy and against values worked out by hand."""
+"""The binomial statistics, checked against scipy and against values worked out by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from scipy.stats import binomtest
 
 from harness.stats import (
     mcnemar_exact,
-    paired_bootstrap,
     pass_at_k,
     pass_hat_k,
     wilson_interval,
@@ -67,20 +66,3 @@ class TestPassAtK:
     def test_too_few_samples_is_nan(self) -> None:
         """k larger than the samples available has no value."""
         assert math.isnan(pass_at_k(2, 1, 3))
-
-
-class TestBootstrap:
-    def test_reproducible_with_a_seed(self) -> None:
-        """The same seed gives the same interval; the interval holds the observed difference."""
-        diffs = [0.5, 0.0, 0.25, -0.25, 0.5, 0.75, 0.0, 0.25] * 5
-        a = paired_bootstrap(diffs, [1] * len(diffs), seed=7)
-        b = paired_bootstrap(diffs, [1] * len(diffs), seed=7)
-        assert (a.low, a.high, a.p_value) == (b.low, b.high, b.p_value)
-        assert a.low <= a.difference <= a.high
-        assert a.difference == pytest.approx(sum(diffs) / len(diffs))
-        assert a.p_value < 0.05
-
-    def test_no_difference_is_not_significant(self) -> None:
-        """All-zero differences: p is 1 and the interval is [0, 0]."""
-        r = paired_bootstrap([0.0] * 20, [1] * 20, seed=1)
-        assert r.p_value == 1.0 and r.low == 0.0 and r.high == 0.0

@@ -1,0 +1,51 @@
+"""Statistics used by runs, reports, comparisons and the gate.
+
+- ``wilson_interval`` / ``wilson_intervals``, ``mcnemar_exact``, ``pass_at_k``, ``pass_hat_k``:
+  textbook binomial formulas (own code, checked against scipy in the tests).
+- ``cluster_wilson``: a pass-rate interval for several correlated samples per case
+  (design-effect-adjusted Wilson; plain Wilson with one sample per case).
+- ``paired_test``: base against candidate on the same cases, a verdict and an interval from one
+  procedure (exact McNemar with its conditional exact interval, or a sign-flip permutation test
+  with its inverted interval); ``holm`` / ``holm_levels`` for several comparisons.
+
+numpy and scipy are imported inside the functions that need them: ``planeval run`` needs only
+``wilson_interval``.
+"""
+
+from harness.stats._binomial import (
+    Z95,
+    mcnemar_exact,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+    wilson_intervals,
+)
+from harness.stats._cluster import ClusterSums, cluster_wilson, design_effect
+from harness.stats._paired import (
+    FLIPS,
+    PairedResult,
+    clopper_pearson,
+    holm,
+    holm_levels,
+    paired_test,
+    sign_flip_pvalues,
+)
+
+__all__ = [
+    "FLIPS",
+    "Z95",
+    "ClusterSums",
+    "PairedResult",
+    "clopper_pearson",
+    "cluster_wilson",
+    "design_effect",
+    "holm",
+    "holm_levels",
+    "mcnemar_exact",
+    "paired_test",
+    "pass_at_k",
+    "pass_hat_k",
+    "sign_flip_pvalues",
+    "wilson_interval",
+    "wilson_intervals",
+]
