@@ -195,6 +195,7 @@ def print_table(console: Console, results: list[RunResult]) -> None:
     """One table for every suite and model: pass rate with its Wilson 95% interval."""
     from rich.table import Table
 
+    from harness._format import format_rate
     from harness.run import summarize
     from harness.stats import wilson_interval
 
@@ -227,9 +228,9 @@ def print_table(console: Console, results: list[RunResult]) -> None:
             table.add_row(
                 manifest.suite,
                 summary.model,
-                _pct(summary.pass_rate),
+                format_rate(c["pass"], counted),
                 "-" if low is None else f"{_pct(low)}-{_pct(high)}",
-                _pct(summary.parse_rate),
+                format_rate(c["pass"] + c["fail"], counted),
                 *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
             )
     console.print(table)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import InputError
+from harness._format import format_rate
 from harness.gate._baseline import Baseline
 from harness.report import LoadedRun, Summary, rerecord_hint, summarize
 
@@ -142,20 +143,22 @@ def _min_rate(s: Summary, threshold: float) -> RuleResult:
     name = str(m.sort_values("rate").index[0])
     below = m[m["rate"] < threshold].sort_values("rate")
     details = [
-        f"{model}: {r['rate'] * 100:.1f}% (95% CI {r['low'] * 100:.1f}–{r['high'] * 100:.1f}%), "
+        f"{model}: {format_rate(r['passed'], r['counted'])} "
+        f"(95% CI {r['low'] * 100:.1f}–{r['high'] * 100:.1f}%), "
         f"short by {_pts(threshold - r['rate'])}"
         for model, r in below.iterrows()
     ]
     margin = float(worst["rate"]) - threshold
     if below.empty:
         msg = (
-            f"lowest pass rate {worst['rate'] * 100:.1f}% ({name}) >= {threshold * 100:.1f}% "
+            f"lowest pass rate {format_rate(worst['passed'], worst['counted'])} ({name}) "
+            f">= {threshold * 100:.1f}% "
             f"(margin {_pts(margin)})"
         )
         return RuleResult("min-pass-rate", True, 1, msg)
     msg = (
         f"{len(below)} model(s) below {threshold * 100:.1f}%; worst {name} at "
-        f"{worst['rate'] * 100:.1f}%, short by {_pts(margin)}"
+        f"{format_rate(worst['passed'], worst['counted'])}, short by {_pts(margin)}"
     )
     return RuleResult("min-pass-rate", False, 1, msg, details)
 

@@ -6,6 +6,7 @@ entries with a line saying how many more there are.
 
 from __future__ import annotations
 
+from harness._format import format_rate
 from harness.cost import run_prices, usage_markdown
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
@@ -38,10 +39,10 @@ def _models(s: Summary, limit: int) -> list[str]:
     for model, r in ranked.head(limit).iterrows():
         cells = [
             f"`{md_cell(model, 60)}`",
-            f"**{pct(r['rate'])}**",
+            f"**{format_rate(r['passed'], r['counted'])}**",
             interval(r["low"], r["high"]),
             f"{count(r['passed'])} / {count(r['counted'])}",
-            pct(r["parse_rate"]),
+            format_rate(r["parsed"], r["counted"]),
         ]
         if k > 1:
             cells += [pct(r["pass_at_k"]), pct(r["pass_hat_k"])]
@@ -61,8 +62,9 @@ def _checks(s: Summary, limit: int) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for (check, model), r in c.head(limit).iterrows():
+        rate = format_rate(r["failed"], r["evaluated"])
         lines.append(
-            f"| `{md_cell(check, 40)}` | `{md_cell(model, 60)}` | {pct(r['rate'])} | "
+            f"| `{md_cell(check, 40)}` | `{md_cell(model, 60)}` | {rate} | "
             f"{interval(r['low'], r['high'])} | {count(r['failed'])} / {count(r['evaluated'])} |"
         )
     return lines + _more(min(limit, len(c)), len(c), "check x model pairs")
@@ -81,12 +83,14 @@ def _tags(s: Summary, limit: int) -> list[str]:
         "| tag | pass rate | passed / counted | lowest model |",
         "|---|---|---|---|",
     ]
-    low = {tag: (model, r["rate"]) for (tag, model), r in worst.iterrows()}
+    low = {
+        tag: (model, format_rate(r["passed"], r["counted"])) for (tag, model), r in worst.iterrows()
+    }
     for tag, r in g.head(limit).iterrows():
         model, rate = low[tag]
         lines.append(
-            f"| `{md_cell(tag, 40)}` | {pct(r['rate'])} | {count(r['passed'])} / "
-            f"{count(r['counted'])} | `{md_cell(model, 40)}` {pct(rate)} |"
+            f"| `{md_cell(tag, 40)}` | {format_rate(r['passed'], r['counted'])} | "
+            f"{count(r['passed'])} / {count(r['counted'])} | `{md_cell(model, 40)}` {rate} |"
         )
     return [*lines, *_more(min(limit, len(g)), len(g), "tags"), ""]
 
@@ -148,7 +152,7 @@ def _render(s: Summary, limit: int) -> str:
         out += [f"> **Warning:** {md_cell(w, 400)}", ""]
     out += [
         f"**Overall:** {count(t['passed'])} of {count(t['counted'])} counted results pass "
-        f"(**{pct(t['rate'])}**, 95% CI {interval(t['low'], t['high'])}); "
+        f"(**{format_rate(t['passed'], t['counted'])}**, 95% CI {interval(t['low'], t['high'])}); "
         f"{count(t['unparseable'])} unparseable (counted as failures); not counted: "
         f"{count(t['missing'])} missing, {count(t['stale'])} stale, {count(t['error'])} error.",
         "",

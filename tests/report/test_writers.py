@@ -118,3 +118,11 @@ def test_tags_are_shown(tmp_path: Path) -> None:
     text = files.summary_md.read_text()
     assert "| `t1` | 75.0% | 3 / 4 | `a` 50.0% |" in text
     assert "Pass rate per tag" in files.report_html.read_text()
+
+
+def test_summary_never_rounds_a_failure_away(tmp_path: Path) -> None:
+    """1,999 passes of 2,000 read 99.95% in summary.md, not 100.0%."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "p" * 1999 + "f"})
+    text = write_report(run).summary_md.read_text()
+    assert "| `a` | **99.95%** |" in text
+    assert "(**99.95%**, 95% CI" in text

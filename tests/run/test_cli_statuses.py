@@ -68,7 +68,7 @@ def test_every_status_from_handwritten_recordings(handwritten: Path) -> None:
     assert manifest["interrupted"] is False and manifest["finished_at"]
     assert manifest["suite_path"] == "evals/handwritten.yaml"
     # the table: 1 pass of 3 counted rows; 2 of 3 had a plan
-    assert "hand" in out and "33%" in out and "67%" in out
+    assert "hand" in out and "33.3%" in out and "66.7%" in out
     assert "unrecorded" in err and "old-prompt" in err and "cannot be re-recorded" in err
 
 
