@@ -28,7 +28,9 @@ def check_command(
     min_tasks: int | None = typer.Option(None, "--min-tasks", min=0, help="Fewest tasks allowed."),
     max_tasks: int | None = typer.Option(None, "--max-tasks", min=0, help="Most tasks allowed."),
     plan_format: str = typer.Option(
-        "auto", "--plan-format", help="auto, canonical, text, worfbench or taskbench."
+        "auto",
+        "--plan-format",
+        help="auto, canonical, text, worfbench, taskbench, hugginggpt or llmcompiler.",
     ),
     needs_imply_deps: bool = typer.Option(
         False,

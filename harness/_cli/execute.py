@@ -54,7 +54,10 @@ def execute_command(
     ] = 1,
     plan_format: Annotated[
         str,
-        typer.Option("--plan-format", help="auto, canonical, text, worfbench or taskbench."),
+        typer.Option(
+            "--plan-format",
+            help="auto, canonical, text, worfbench, taskbench, hugginggpt or llmcompiler.",
+        ),
     ] = "auto",
     output_format: Annotated[
         str, typer.Option("--format", help="text or json (the result, outputs included).")

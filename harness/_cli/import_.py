@@ -1,4 +1,5 @@
-"""``planeval import worfbench|ruby-vcr``: public data and the gem's cassettes as suites."""
+"""``planeval import worfbench|taskbench|ruby-vcr``: public data and the gem's cassettes as
+suites."""
 
 from __future__ import annotations
 
@@ -38,6 +39,45 @@ def worfbench_command(
     except InputError as exc:
         fail_input(exc)
     except OSError as exc:  # nothing was written: the import undid its moves
+        fail_input(_unwritable(root, exc))
+    skipped = f" ({result.skipped} left out by --limit)" if result.skipped else ""
+    typer.echo(
+        f"imported {len(result.cases)} cases{skipped} into {result.suite_path} "
+        f"with recordings of {result.model} under "
+        f"{root / 'plan_fixtures' / result.suite}"
+    )
+
+
+@app.command("taskbench")
+def taskbench_command(
+    file: Annotated[
+        Path, typer.Argument(help="TaskBench data: data.json (one record a line) or a JSON list.")
+    ],
+    tools: Path = typer.Option(
+        ..., "--tools", help="The domain's tool_desc.json (the suite's registry)."
+    ),
+    suite: str | None = typer.Option(
+        None, "--suite", help="Suite name (default: taskbench-<domain>)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="Import only the first N records."),
+    requests: Path | None = typer.Option(
+        None,
+        "--requests",
+        help="user_requests.json: goals for records without their own user_request.",
+    ),
+    root: Path = _ROOT,
+) -> None:
+    """Import TaskBench gold plans as a suite (dataset model gold)."""
+    from harness._errors import InputError
+    from harness.importers import import_taskbench
+
+    try:
+        result = import_taskbench(
+            file, tools=tools, root=root, suite=suite, limit=limit, requests=requests
+        )
+    except InputError as exc:
+        fail_input(exc)
+    except OSError as exc:
         fail_input(_unwritable(root, exc))
     skipped = f" ({result.skipped} left out by --limit)" if result.skipped else ""
     typer.echo(

@@ -57,7 +57,34 @@ def _root_ok(doc: Mapping[str, Any]) -> bool:
     goal = doc.get("goal", "")
     if not (isinstance(plan_id, str) and plan_id != "" and isinstance(goal, str)):
         return False
+    if "links" in doc and not _links_ok(doc["links"]):
+        return False
     return "workflow" not in doc or workflow_ok(doc["workflow"])
+
+
+_LINK_FIELDS = {"index": int, "source": str, "target": str, "problem": str}
+
+
+def _links_ok(links: Any) -> bool:
+    """The TaskBench adapter's ``links`` object (same verdict as the schema)."""
+    if not isinstance(links, dict):
+        return False
+    notes = links.get("notes", {})
+    if not isinstance(notes, dict) or not set(map(type, notes.values())) <= {str}:
+        return False
+    unresolved = links.get("unresolved", [])
+    if type(unresolved) is not list:
+        return False
+    for link in unresolved:
+        if not isinstance(link, dict):
+            return False
+        for key, kind in _LINK_FIELDS.items():
+            if key in link and (type(link[key]) is not kind):
+                return False
+        missing = link.get("missing", [])
+        if type(missing) is not list or not set(map(type, missing)) <= {str}:
+            return False
+    return True
 
 
 def workflow_ok(workflow: Any) -> bool:

@@ -60,10 +60,15 @@ class _Checker:
         # Resolved dependency edges by task index (self-loops and unknown ids left out).
         self.deps: list[list[int]] = [[] for _ in self.tasks]
         self.order: list[int] = []
+        links = plan.extra.get("links") if plan.extra else None
+        self.links = links if isinstance(links, dict) else {}
+        notes = self.links.get("notes")
+        self.notes: dict[str, str] = notes if isinstance(notes, dict) else {}
 
     def run(self) -> CheckReport:
         self._schema()
         self._ids_and_edges()
+        self._unresolved_links()
         self._acyclic()
         self._needs()
         self._task_count()
@@ -83,6 +88,8 @@ class _Checker:
         return CheckReport(plan=self.plan, violations=violations, outcomes=outcomes)
 
     def _add(self, check: str, task: str | None, path: str, message: str) -> None:
+        if self.notes and path in self.notes:
+            message = f"{message} (note: {self.notes[path]})"
         self.found[check].append(Violation(check, CHECKS[check], task, path, message))
 
     def _nearest_id(self, wrong: str) -> str:
@@ -137,6 +144,30 @@ class _Checker:
                         f"task {task.id!r} depends on {dep!r}, which is not a task of the "
                         f"plan{self._nearest_id(dep)}",
                     )
+
+    def _unresolved_links(self) -> None:
+        """TaskBench links whose ends name no node (kept by the adapter under links)."""
+        unresolved = self.links.get("unresolved")
+        if not isinstance(unresolved, list):
+            return
+        tools = sorted({c for t in self.tasks for c in t.capabilities})
+        known = ", ".join(repr(t) for t in tools[:8]) + (", ..." if len(tools) > 8 else "")
+        for k, link in enumerate(unresolved):
+            if not isinstance(link, dict):
+                continue
+            where = f"task_links[{link.get('index')}]"
+            if link.get("problem"):
+                message = f"{where} is unusable: {link['problem']}"
+            else:
+                missing = link.get("missing", [])
+                names = " and ".join(repr(m) for m in missing)
+                verb = "names" if len(missing) == 1 else "name"
+                message = (
+                    f"{where} links {link.get('source')!r} -> {link.get('target')!r}, but "
+                    f"{names} {verb} no node of the plan (its tools: {known or 'none'}); "
+                    "link tools the plan calls, or add the missing node"
+                )
+            self._add("deps_resolve", None, f"/links/unresolved/{k}", message)
 
     def _acyclic(self) -> None:
         """Kahn's algorithm; the tasks left over sit on or behind a cycle."""

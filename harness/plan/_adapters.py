@@ -1,9 +1,12 @@
 """Adapters: every supported plan format in, canonical plan documents out.
 
-Formats: ``canonical`` (planeval / agentic gem JSON, also inside a chat-completion or Anthropic
-message body or a Ruby VCR cassette), ``text`` (raw model text with the JSON in prose or code
-fences), ``worfbench`` (``Node:`` / ``Edge: (START,1) (1,2)`` text, or a WorfBench data file of
-conversations) and ``taskbench`` (``task_nodes`` / ``task_links``). ``auto`` detects.
+Formats (docs/formats.md): ``canonical`` (planeval / agentic gem JSON, also inside a
+chat-completion or Anthropic message body or a Ruby VCR cassette), ``text`` (raw model text
+with the plan in prose or code fences), ``worfbench`` (``Node:`` / ``Edge:`` text, or a WorfBench
+data file), ``taskbench`` (``task_nodes`` / ``task_links`` records), ``hugginggpt`` (a list of
+``{"task", "id", "dep", "args"}``) and ``llmcompiler`` (numbered ``tool(args)`` lines up to
+``join()``). ``auto`` detects. A file may hold several plans: JSON Lines (one record a line),
+a JSON array of plan records, a WorfBench data file; each is its own document (``_multi``).
 """
 
 from __future__ import annotations
@@ -13,33 +16,41 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
-
 from harness._errors import NoPlanFoundError, PlanLoadError
+from harness.plan._hugginggpt import hugginggpt_to_dict, looks_like_hugginggpt
 from harness.plan._json import parse_json
+from harness.plan._llmcompiler import llmcompiler_to_dict, looks_like_llmcompiler
+from harness.plan._multi import Document, is_record_list, jsonl_lines, labelled
+from harness.plan._taskbench import taskbench_to_dict
+from harness.plan._worfbench import (
+    looks_like_worfbench,
+    worfbench_item_to_dict,
+    worfbench_text_to_dict,
+)
 
 __all__ = ["FORMATS", "Document", "documents_from_json", "documents_from_text"]
 
-FORMATS: tuple[str, ...] = ("auto", "canonical", "text", "worfbench", "taskbench")
-
-Document = tuple[str | None, dict[str, Any] | PlanLoadError]
-"""A plan document found in an input: (item label or None, canonical dict or the error)."""
+FORMATS: tuple[str, ...] = (
+    "auto",
+    "canonical",
+    "text",
+    "worfbench",
+    "taskbench",
+    "hugginggpt",
+    "llmcompiler",
+)
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\r?\n(.*?)```", re.DOTALL)
-_NODE_LINE = re.compile(r"^\s*(\d+)\s*[:.)]\s*(.*?)\s*$")
-_EDGE = re.compile(r"\(\s*([A-Za-z0-9_]+)\s*,\s*([A-Za-z0-9_]+)\s*\)")
-_NODE_REF = re.compile(r"<node-(\d+)>")
+_OPENER = re.compile(r"[\[{]")
 _MAX_CANDIDATES = 200
-# Where the task sentence of a WorfBench user turn ends and its tool / action list begins.
-_GOAL_STOP = re.compile(
-    r"\n\s*(?:api_list|Output:|The [\w ]*?(?:list|tables|fields))", re.IGNORECASE
-)
+_JSON_FORMATS = ("canonical", "taskbench", "hugginggpt")
 
 
 def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     """Find the plan document(s) in ``text`` read in format ``fmt``.
 
-    Returns one document for a plan; several for a WorfBench data file.
+    Returns one document for a plan; one per record for JSON Lines, an array of plan records
+    or a WorfBench data file.
 
     Raises:
         PlanLoadError: the input is unusable as that format (NoPlanFoundError: no plan at all).
@@ -47,19 +58,29 @@ def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     _check_format(fmt, source)
     stripped = text.lstrip()
     looks_json = stripped[:1] in ("{", "[")
+    if fmt == "llmcompiler":
+        return [(None, llmcompiler_to_dict(text, source=source))]
     if fmt == "worfbench" and not looks_json:
         return [(None, worfbench_text_to_dict(text, source=source))]
-    if fmt in ("canonical", "taskbench") or (fmt in ("auto", "worfbench") and looks_json):
+    if looks_json and fmt != "text":
+        lines = jsonl_lines(text)
+        if lines is not None:
+            return _from_jsonl(lines, fmt=fmt, source=source)
+    if fmt in _JSON_FORMATS and not (fmt == "hugginggpt" and not looks_json):
+        return _from_json_value(parse_json(text, source=source), fmt=fmt, source=source)
+    if fmt in ("auto", "worfbench") and looks_json:
         try:
             value = parse_json(text, source=source)
         except PlanLoadError:
             if fmt != "auto":
                 raise
-            return [(None, _from_prose(text, source=source, first_error=True))]
+            return [(None, _from_prose(text, source=source, first_error=True, fmt=fmt))]
         return _from_json_value(value, fmt=fmt, source=source)
-    if fmt == "auto" and _looks_like_cassette(stripped):
-        return [(None, _from_cassette(text, source=source))]
-    return [(None, _from_prose(text, source=source, first_error=False))]
+    if fmt == "auto" and "http_interactions:" in stripped[:4096]:
+        from harness.plan._cassette import plan_in_cassette
+
+        return [(None, plan_in_cassette(text, source=source, read=documents_from_text))]
+    return [(None, _from_prose(text, source=source, first_error=False, fmt=fmt))]
 
 
 def documents_from_json(value: Any, *, fmt: str, source: str) -> list[Document]:
@@ -77,15 +98,40 @@ def _check_format(fmt: str, source: str) -> None:
         )
 
 
+def _from_jsonl(lines: list[tuple[int, str]], *, fmt: str, source: str) -> list[Document]:
+    """One document per non-empty line; a damaged line is that line's own unusable entry."""
+    documents: list[Document] = []
+    values: list[tuple[int, Any]] = []
+    for number, line in lines:
+        try:
+            value = parse_json(line, source=f"{source}#{number}", first_line=number)
+            values.append((number, value))
+        except PlanLoadError as exc:
+            values.append((number, exc))
+    for label, value in labelled(values):
+        name = f"{source}#{label}"
+        if isinstance(value, PlanLoadError):
+            documents.append((label, value))
+            continue
+        try:
+            inner = _from_json_value(value, fmt=fmt, source=name)
+        except PlanLoadError as exc:
+            documents.append((label, exc))
+            continue
+        for sub, document in inner:
+            documents.append((label if sub is None else f"{label}/{sub}", document))
+    return documents
+
+
 def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(v, dict) and "conversations" in v for v in value)
-    ):
+    if fmt == "hugginggpt" or (fmt in ("auto", "text") and looks_like_hugginggpt(value)):
+        if isinstance(value, dict):
+            return [(None, _plan_in_object(value, source=source, fmt=fmt, required=True))]
+        return [(None, hugginggpt_to_dict(value, source=source))]
+    if is_record_list(value):
         return [
-            (str(item.get("id", index)), _catch(worfbench_item_to_dict, item, source, index))
-            for index, item in enumerate(value)
+            (label, _record(item, fmt=fmt, source=f"{source}#{label}"))
+            for label, item in labelled(list(enumerate(value, 1)))
         ]
     if not isinstance(value, dict):
         raise PlanLoadError(
@@ -94,34 +140,66 @@ def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
             location="/",
             hint='a plan is {"tasks": [...]}',
         )
-    found = _plan_in_object(value, source=source)
-    if found is None:
-        keys = ", ".join(repr(k) for k in sorted(value)[:8]) or "none"
-        raise NoPlanFoundError(
-            f"the JSON object is not a plan (its keys: {keys})",
-            source=source,
-            location="/",
-            hint="a plan has 'tasks' (or TaskBench 'task_nodes', or a chat message holding one)",
+    return [(None, _plan_in_object(value, source=source, fmt=fmt, required=True))]
+
+
+def _record(item: Any, *, fmt: str, source: str) -> dict[str, Any] | PlanLoadError:
+    """One record of a multi-plan file, or the error that makes it unusable."""
+    if isinstance(item, PlanLoadError):
+        return item
+    if not isinstance(item, dict):
+        return PlanLoadError(
+            f"expected a plan record (a JSON object), got {_json_kind(item)}", source=source
         )
-    if fmt == "taskbench" and "task_nodes" not in value:
+    try:
+        return _plan_in_object(item, source=source, fmt=fmt, required=True)
+    except PlanLoadError as exc:
+        return exc
+
+
+def _plan_in_object(
+    value: dict[str, Any], *, source: str, fmt: str, required: bool = False
+) -> dict[str, Any]:
+    """The canonical plan dict inside a JSON object.
+
+    Raises:
+        NoPlanFoundError: the object holds no plan of the requested format.
+    """
+    found = _find_in_object(value, source=source, fmt=fmt)
+    if found is not None:
+        return found
+    keys = ", ".join(repr(k) for k in sorted(value)[:8]) or "none"
+    if fmt == "taskbench":
         raise PlanLoadError("no 'task_nodes' in a TaskBench plan", source=source, location="/")
-    return [(None, found)]
+    if fmt == "hugginggpt":
+        return hugginggpt_to_dict(value, source=source)  # raises: an object is not a task list
+    raise NoPlanFoundError(
+        f"the JSON object is not a plan (its keys: {keys})",
+        source=source,
+        location="/",
+        hint="a plan has 'tasks' (or TaskBench 'task_nodes', or a chat message holding one)",
+    )
 
 
-def _plan_in_object(value: dict[str, Any], *, source: str) -> dict[str, Any] | None:
-    """The canonical plan dict inside a JSON object, or None when it holds none."""
-    if "tasks" in value:
+def _find_in_object(value: dict[str, Any], *, source: str, fmt: str) -> dict[str, Any] | None:
+    if fmt == "taskbench":
+        if "task_nodes" in value or isinstance(value.get("result"), dict):
+            return taskbench_to_dict(value, source=source)
+        return None
+    if "tasks" in value and fmt != "hugginggpt":
         return value
-    if "task_nodes" in value:
+    if "task_nodes" in value or (
+        isinstance(value.get("result"), dict) and "task_nodes" in value["result"]
+    ):
         return taskbench_to_dict(value, source=source)
     if "conversations" in value:
-        return worfbench_item_to_dict(value, source=source, index=0)
+        return worfbench_item_to_dict(value, source=source)
     content = _envelope_content(value)
     if content is None:
         return None
     if isinstance(content, dict):
-        return _plan_in_object(content, source=source)
-    return _from_prose(content, source=source, first_error=False)
+        return _find_in_object(content, source=source, fmt=fmt)
+    return _from_prose(content, source=source, first_error=False, fmt=fmt)
 
 
 def _envelope_content(value: dict[str, Any]) -> str | dict[str, Any] | None:
@@ -149,24 +227,30 @@ def _envelope_content(value: dict[str, Any]) -> str | dict[str, Any] | None:
     return None
 
 
-def _from_prose(text: str, *, source: str, first_error: bool) -> dict[str, Any]:
-    """The first complete JSON object that looks like a plan, or a WorfBench workflow."""
+def _from_prose(text: str, *, source: str, first_error: bool, fmt: str) -> dict[str, Any]:
+    """The first complete JSON value that is a plan, else a WorfBench workflow, else an
+    LLMCompiler plan (the format ``fmt`` narrows what counts)."""
     for candidate in _json_candidates(text):
         try:
             value = parse_json(candidate, source=source)
         except PlanLoadError:
             continue
-        if isinstance(value, dict):
-            found = _plan_in_object(value, source=source)
+        if looks_like_hugginggpt(value) and fmt in ("auto", "text", "hugginggpt"):
+            return hugginggpt_to_dict(value, source=source)
+        if isinstance(value, dict) and fmt != "hugginggpt":
+            found = _find_in_object(value, source=source, fmt=fmt)
             if found is not None:
                 return found
-    if _looks_like_worfbench(text):
+    if fmt in ("auto", "text", "worfbench") and looks_like_worfbench(text):
         return worfbench_text_to_dict(text, source=source)
+    if fmt in ("auto", "text") and looks_like_llmcompiler(text):
+        return llmcompiler_to_dict(text, source=source)
     if first_error:
         # Re-raise the JSON error: input that starts like JSON deserves the parser's word.
         parse_json(text, source=source)
     raise NoPlanFoundError(
-        "no plan found in the text (no JSON object with 'tasks', no Node:/Edge: workflow)",
+        "no plan found in the text (no JSON plan, no Node:/Edge: workflow, no numbered "
+        "LLMCompiler actions)",
         source=source,
         hint="check that the planner answered with a plan; pass --plan-format to force one",
     )
@@ -176,200 +260,17 @@ def _json_candidates(text: str) -> Iterator[str]:
     for match in _FENCE.finditer(text):
         yield match.group(1)
     decoder = json.JSONDecoder()
-    start = text.find("{")
     tried = 0
-    while start != -1 and tried < _MAX_CANDIDATES:
+    for match in _OPENER.finditer(text):
+        if tried >= _MAX_CANDIDATES:
+            return
         tried += 1
+        start = match.start()
         try:
             _, end = decoder.raw_decode(text, start)
         except (json.JSONDecodeError, RecursionError):
-            start = text.find("{", start + 1)
             continue
         yield text[start:end]
-        start = text.find("{", start + 1)
-
-
-def _looks_like_worfbench(text: str) -> bool:
-    return "Node" in text and _EDGE.search(text) is not None
-
-
-def _looks_like_cassette(text: str) -> bool:
-    return "http_interactions:" in text[:4096]
-
-
-def _from_cassette(text: str, *, source: str) -> dict[str, Any]:
-    """The plan in the first response of a Ruby VCR cassette that holds one (the gem's)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise PlanLoadError("invalid YAML cassette", source=source, location=where) from None
-    interactions = data.get("http_interactions") if isinstance(data, dict) else None
-    if not isinstance(interactions, list) or not interactions:
-        raise NoPlanFoundError("the cassette has no http_interactions", source=source)
-    first_error: PlanLoadError | None = None
-    for index, interaction in enumerate(interactions):
-        body = ((interaction or {}).get("response") or {}).get("body") or {}
-        string = body.get("string") if isinstance(body, dict) else None
-        if not isinstance(string, str) or not string.strip():
-            continue
-        try:
-            docs = documents_from_text(string, fmt="auto", source=source)
-        except PlanLoadError as exc:
-            exc.location = f"/http_interactions/{index}/response/body/string"
-            first_error = first_error or exc
-            continue
-        found = docs[0][1]
-        if isinstance(found, dict):
-            return found
-    if first_error is not None:
-        raise first_error
-    raise NoPlanFoundError("no response body in the cassette holds a plan", source=source)
-
-
-# --- WorfBench -------------------------------------------------------------------------------
-
-
-def worfbench_text_to_dict(text: str, *, source: str, goal: str | None = None) -> dict[str, Any]:
-    """A WorfBench workflow (``Node:`` lines, ``Edge: (START,1) (1,2) ...``) as a canonical plan.
-
-    START and END are markers, not tasks; an edge ``(i, j)`` means task j depends on task i.
-    The tasks with an edge to END, and edges into nodes that were never declared, are kept
-    under ``workflow`` (checked by ``reaches_end`` and ``deps_resolve``).
-    """
-    node_part, _, edge_part = _split_edges(text)
-    tasks: dict[str, dict[str, Any]] = {}
-    for line in node_part.splitlines():
-        match = _NODE_LINE.match(line)
-        if match and match.group(1) not in tasks:
-            tasks[match.group(1)] = {
-                "id": match.group(1),
-                "description": match.group(2).strip("{} "),
-                "depends_on": [],
-            }
-    if not tasks:
-        raise NoPlanFoundError(
-            "no numbered Node: lines in the WorfBench workflow",
-            source=source,
-            hint="expected lines like '1: Do something' after 'Node:'",
-        )
-    undeclared: list[list[str]] = []
-    end: list[str] = []
-    for src, dst in _EDGE.findall(edge_part):
-        if src.upper() in ("START", "END"):
-            continue
-        if dst.upper() == "END":
-            if src not in end:
-                end.append(src)
-            continue
-        target = tasks.get(dst)
-        if target is None:  # an edge into a node that was never declared
-            undeclared.append([src, dst])
-        elif src not in target["depends_on"]:
-            target["depends_on"].append(src)
-    plan: dict[str, Any] = {"tasks": list(tasks.values())}
-    if end or undeclared:
-        plan["workflow"] = {"end": end, "undeclared_edges": undeclared}
-    if goal:
-        plan = {"goal": goal, **plan}
-    return plan
-
-
-def _split_edges(text: str) -> tuple[str, str, str]:
-    match = re.search(r"^\s*Edges?\s*:", text, re.MULTILINE)
-    if match is None:
-        return text, "", ""
-    return text[: match.start()], "Edge:", text[match.end() :]
-
-
-def worfbench_item_to_dict(item: dict[str, Any], source: str, index: int) -> dict[str, Any]:
-    """One item of a WorfBench data file (its last assistant turn) as a canonical plan."""
-    turns = item.get("conversations")
-    label = f"{source}#{item.get('id', index)}"
-    if not isinstance(turns, list):
-        raise PlanLoadError("'conversations' is not a list", source=label)
-    answers = [
-        t.get("content") for t in turns if isinstance(t, dict) and t.get("role") == "assistant"
-    ]
-    if not answers or not isinstance(answers[-1], str):
-        raise NoPlanFoundError("the item has no assistant turn with a workflow", source=label)
-    users = [t.get("content") for t in turns if isinstance(t, dict) and t.get("role") == "user"]
-    goal = worfbench_goal(users[0]) if users and isinstance(users[0], str) else None
-    plan = worfbench_text_to_dict(answers[-1], source=label, goal=goal)
-    if isinstance(item.get("id"), str):
-        plan = {"plan_id": item["id"], **plan}
-    return plan
-
-
-def worfbench_goal(user_turn: str) -> str:
-    """The task sentence of a WorfBench user turn (the text after ``Task:``, one paragraph)."""
-    match = re.search(r"Task:\s*(.*)", user_turn, re.DOTALL)
-    text = match.group(1) if match else user_turn
-    stop = _GOAL_STOP.search(text)
-    return (text[: stop.start()] if stop else text).strip()
-
-
-def _catch(
-    fn: Any, item: dict[str, Any], source: str, index: int
-) -> dict[str, Any] | PlanLoadError:
-    try:
-        result: dict[str, Any] = fn(item, source, index)
-    except PlanLoadError as exc:
-        return exc
-    return result
-
-
-# --- TaskBench -------------------------------------------------------------------------------
-
-
-def taskbench_to_dict(value: dict[str, Any], *, source: str) -> dict[str, Any]:
-    """A TaskBench plan (``task_nodes`` with ``task`` / ``arguments``, ``task_links`` with
-    ``source`` / ``target`` tool names) as a canonical plan; ``<node-k>`` arguments are needs."""
-    nodes = value.get("task_nodes")
-    if not isinstance(nodes, list):
-        raise PlanLoadError("'task_nodes' must be a list", source=source, location="/task_nodes")
-    tasks: list[dict[str, Any]] = []
-    first_by_tool: dict[str, str] = {}
-    for index, node in enumerate(nodes):
-        if not isinstance(node, dict) or not isinstance(node.get("task"), str):
-            raise PlanLoadError(
-                "a TaskBench node must be an object with a string 'task'",
-                source=source,
-                location=f"/task_nodes/{index}",
-            )
-        task_id = f"node-{index}"
-        first_by_tool.setdefault(node["task"], task_id)
-        needs = []
-        for arg_index, arg in enumerate(node.get("arguments") or []):
-            name, text = f"arg{arg_index}", arg
-            if isinstance(arg, dict):
-                name = str(arg.get("name", name))
-                text = arg.get("value", "")
-            for ref in _NODE_REF.findall(str(text)):
-                needs.append({"name": name, "task": f"node-{ref}"})
-        tasks.append(
-            {
-                "id": task_id,
-                "description": node["task"],
-                "capabilities": [node["task"]],
-                "depends_on": [],
-                "needs": needs,
-            }
-        )
-    for link in value.get("task_links") or []:
-        if not isinstance(link, dict):
-            continue
-        src = first_by_tool.get(str(link.get("source")), str(link.get("source")))
-        dst = first_by_tool.get(str(link.get("target")))
-        if dst is not None:
-            target = tasks[int(dst.split("-")[1])]
-            if src not in target["depends_on"]:
-                target["depends_on"].append(src)
-    plan: dict[str, Any] = {"tasks": tasks}
-    if isinstance(value.get("user_request"), str):
-        plan = {"goal": value["user_request"], **plan}
-    return plan
 
 
 def _json_kind(value: Any) -> str:

@@ -59,8 +59,13 @@ def decode_text(data: bytes, *, source: str, max_bytes: int = MAX_PLAN_BYTES) ->
     return text
 
 
-def parse_json(text: str, *, source: str) -> Any:
+def parse_json(text: str, *, source: str, first_line: int = 1) -> Any:
     """Parse JSON strictly: no NaN/Infinity, no duplicate keys, bounded nesting.
+
+    Args:
+        text: the JSON text.
+        source: the name used in error messages.
+        first_line: the line number of the text's first line in its file (JSON Lines).
 
     Raises:
         PlanLoadError: with the line and column (or JSON pointer) of the problem.
@@ -91,20 +96,20 @@ def parse_json(text: str, *, source: str) -> Any:
         raise PlanLoadError(
             f"invalid JSON: {exc.msg}",
             source=source,
-            location=f"line {exc.lineno} column {exc.colno}",
+            location=f"line {exc.lineno + first_line - 1} column {exc.colno}",
         ) from None
     except _ConstantError as exc:
         raise PlanLoadError(
             f"{exc.args[0]} is not valid JSON",
             source=source,
-            location=_where(text, _CONSTANT),
+            location=_shift(_where(text, _CONSTANT), first_line),
             hint="use null or a number",
         ) from None
     except RecursionError:
         raise PlanLoadError(
             "JSON nested too deeply to be a plan",
             source=source,
-            location=_too_deep(text),
+            location=_shift(_too_deep(text), first_line),
             hint="a plan nests a few levels; this input is not one",
         ) from None
     if seen_duplicate:
@@ -120,6 +125,14 @@ def parse_json(text: str, *, source: str) -> Any:
 
 class _ConstantError(ValueError):
     pass
+
+
+def _shift(location: str | None, first_line: int) -> str | None:
+    """``line N ...`` moved down to where the text starts in its file."""
+    if location is None or first_line == 1 or not location.startswith("line "):
+        return location
+    number, _, rest = location[5:].partition(" ")
+    return f"line {int(number) + first_line - 1} {rest}".rstrip()
 
 
 def _line_col(text: str, offset: int) -> str:

@@ -26,7 +26,8 @@ def load_plan(
     Args:
         obj: a ``Path`` (the file is read), ``str`` or ``bytes`` (text in any supported
             format), or a ``dict`` (canonical plan JSON).
-        format: ``auto``, ``canonical``, ``text``, ``worfbench`` or ``taskbench``.
+        format: one of ``FORMATS``: ``auto``, ``canonical``, ``text``, ``worfbench``,
+            ``taskbench``, ``hugginggpt`` or ``llmcompiler`` (docs/formats.md).
         source: the name used in error messages (defaults to the path or ``<text>``).
         max_bytes: inputs larger than this are refused.
 
@@ -63,10 +64,12 @@ def load_plan(
 def load_plan_file(
     path: Path | str, *, format: str = "auto", max_bytes: int = MAX_PLAN_BYTES
 ) -> list[tuple[str, Plan | PlanLoadError]]:
-    """Load every plan in a file: one for a plan file, one per item for a WorfBench data file.
+    """Load every plan in a file: one for a plan file, one per record for JSON Lines, a JSON
+    array of plan records or a WorfBench data file.
 
     Returns:
-        ``(label, plan or error)`` pairs; labels are the path, or ``PATH#<item id>``.
+        ``(label, plan or error)`` pairs; labels are the path, or ``PATH#<label>`` (the
+        record's id, else its line number or position).
 
     Raises:
         PlanLoadError: the file as a whole is unusable (missing, a directory, not UTF-8, ...).

@@ -8,8 +8,14 @@ from typing import Any, Literal
 
 __all__ = ["SOURCES", "Provenance", "Source", "prompt_hash"]
 
-Source = Literal["live", "import:worfbench", "import:ruby-vcr", "handwritten"]
-SOURCES: tuple[Source, ...] = ("live", "import:worfbench", "import:ruby-vcr", "handwritten")
+Source = Literal["live", "import:worfbench", "import:taskbench", "import:ruby-vcr", "handwritten"]
+SOURCES: tuple[Source, ...] = (
+    "live",
+    "import:worfbench",
+    "import:taskbench",
+    "import:ruby-vcr",
+    "handwritten",
+)
 
 
 def prompt_hash(template: str) -> str:
@@ -26,7 +32,8 @@ class Provenance:
     """What a recording is: who answered, under which prompt, when, and how it got here."""
 
     source: Source
-    """``live`` (recorded from the planner), ``import:worfbench``, ``import:ruby-vcr`` or
+    """``live`` (recorded from the planner), ``import:worfbench``, ``import:taskbench``,
+    ``import:ruby-vcr`` or
     ``handwritten`` (written by a person: never presented as a model's output)."""
     model: str
     """The provider's model name (``gpt-4o-2024-08-06``) or the dataset's pseudo-model."""

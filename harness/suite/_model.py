@@ -108,7 +108,7 @@ class Suite:
     registry_path: Path | None = None
     """The registry file, or None."""
     plan_format: str = "auto"
-    """How answers are read: ``auto``, ``canonical``, ``text``, ``worfbench``, ``taskbench``."""
+    """How answers are read: a name of ``harness.plan.FORMATS`` (docs/formats.md)."""
     expect: Expectations = field(default_factory=Expectations)
     """Default expectations for every case."""
     samples: int = 1

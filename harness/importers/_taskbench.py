@@ -1,0 +1,270 @@
+"""``planeval import taskbench``: TaskBench-format data as a suite with gold recordings.
+
+TaskBench (microsoft/JARVIS, ``taskbench/data_<domain>/data.json``) holds one record a line:
+``{"id", "user_request", "task_nodes", "task_links", ...}``. Each record becomes a case whose
+goal is the user request; its gold plan (``task_steps`` when present, ``task_nodes``,
+``task_links``) is recorded as the answer of the ``dataset`` model ``gold``. The prompt
+template is TaskBench's own zero-shot planning prompt (``inference.py``: the tool list, then
+the resource or the temporal instructions) with the request as ``{goal}``; the tool registry
+(``tool_desc.json``) is kept as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness._errors import InputError, PlanLoadError
+from harness.importers._common import ImportResult, check_name, dump_yaml, utc_now
+from harness.importers._staging import StagedFiles
+from harness.importers._taskbench_prompt import taskbench_template
+from harness.plan._json import parse_json
+from harness.plan._multi import jsonl_lines
+from harness.recording import Provenance, ResponseFile, prompt_hash
+from harness.registry import load_registry
+
+__all__ = ["TASKBENCH_ATTRIBUTION", "TASKBENCH_GOLD_MODEL", "import_taskbench"]
+
+TASKBENCH_GOLD_MODEL = "gold"
+"""The ``dataset`` model whose recordings are the records' gold plans."""
+
+TASKBENCH_ATTRIBUTION = (
+    "TaskBench (microsoft/JARVIS, https://github.com/microsoft/JARVIS/tree/main/taskbench), "
+    "MIT License, Copyright (c) Microsoft Corporation"
+)
+_PLAN_KEYS = ("task_steps", "task_nodes", "task_links")
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    id: str
+    goal: str
+    kind: str | None
+    answer: str
+
+
+def import_taskbench(
+    path: Path,
+    *,
+    tools: Path,
+    root: Path,
+    suite: str | None = None,
+    limit: int | None = None,
+    requests: Path | None = None,
+) -> ImportResult:
+    """Import a TaskBench data file as ``evals/<suite>.yaml`` with gold recordings.
+
+    Args:
+        path: the data file: JSON Lines (``data.json``) or a JSON array of records.
+        tools: the domain's ``tool_desc.json`` (``{"nodes": [...]}``), the suite's registry.
+        root: the project root; ``evals/`` and ``plan_fixtures/`` are written under it.
+        suite: the suite name (default ``taskbench-<domain>``).
+        limit: import only the first ``limit`` records.
+        requests: ``user_requests.json`` lines ``{"id", "user_request"}`` giving the goal of
+            records that carry no ``user_request`` of their own.
+
+    Raises:
+        InputError: a file is unusable, or a record cannot be imported. Nothing is written.
+    """
+    source = str(path)
+    domain = _domain(path)
+    name = check_name(suite or f"taskbench-{domain}", what="suite name", source=source)
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1, got {limit}", source=source)
+    load_registry(tools)  # refuses a malformed tool list before anything is read
+    tool_desc = _read_json(tools)
+    goals = _requests(requests) if requests is not None else {}
+    raw = _read_records(path)
+    records = [_record(obj, index, source, goals) for index, obj in enumerate(raw, 1)]
+    _check_unique(records, source)
+    chosen = records[:limit] if limit is not None else records
+
+    template = taskbench_template(tool_desc)
+    digest = prompt_hash(template)
+    now = utc_now()
+    staged = StagedFiles(root)
+    fixtures = f"plan_fixtures/{name}/{TASKBENCH_GOLD_MODEL}"
+    staged.replace_tree(fixtures)
+    recordings = []
+    for record in chosen:
+        relpath = f"{fixtures}/{record.id}/sample-0.json"
+        response = ResponseFile(
+            provenance=Provenance(
+                source="import:taskbench",
+                model=TASKBENCH_GOLD_MODEL,
+                prompt_hash=digest,
+                recorded_at=_earlier_import(root / relpath, record.answer, digest) or now,
+                harness_version=__version__,
+                origin=f"taskbench/{path.name}#{record.id}",
+            ),
+            response=record.answer,
+        )
+        staged.add(relpath, json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        recordings.append(root / relpath)
+    staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, tools, name))
+    staged.add(f"evals/prompts/{name}.md", template)
+    staged.add(f"evals/registries/{name}.json", tools.read_text(encoding="utf-8-sig"))
+    staged.add(f"evals/{name}.yaml", _suite_doc(name, domain, path, chosen, len(records)))
+    files = staged.commit()
+    return ImportResult(
+        suite=name,
+        suite_path=root / "evals" / f"{name}.yaml",
+        model=TASKBENCH_GOLD_MODEL,
+        cases=tuple(r.id for r in chosen),
+        recordings=tuple(recordings),
+        files=tuple(files),
+        skipped=len(records) - len(chosen),
+    )
+
+
+def _domain(path: Path) -> str:
+    """``huggingface`` for ``data_huggingface/data.json`` or ``huggingface.jsonl``."""
+    stem = path.stem if path.stem not in ("data", "gold") else path.parent.name
+    return stem.removeprefix("data_") or "data"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", source=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return parse_json(_read_text(path), source=str(path))
+    except PlanLoadError as exc:
+        raise InputError(exc.what, source=str(path), location=exc.location) from None
+
+
+def _read_records(path: Path) -> list[Any]:
+    """The records of a JSON Lines file (one a line) or of a JSON array."""
+    text = _read_text(path)
+    if not text.strip():
+        raise InputError("the TaskBench file is empty", source=str(path))
+    lines = jsonl_lines(text)
+    try:
+        if lines is None:
+            data = parse_json(text, source=str(path))
+            records = data if isinstance(data, list) else [data]
+        else:
+            records = [parse_json(line, source=str(path), first_line=n) for n, line in lines]
+    except PlanLoadError as exc:
+        raise InputError(
+            f"not a TaskBench file: {exc.what}",
+            source=str(path),
+            location=exc.location,
+            hint="a TaskBench data file holds one JSON record a line",
+        ) from None
+    return records
+
+
+def _requests(path: Path) -> dict[str, str]:
+    goals: dict[str, str] = {}
+    for index, obj in enumerate(_read_records(path), 1):
+        if isinstance(obj, dict) and isinstance(obj.get("user_request"), str):
+            goals[str(obj.get("id"))] = obj["user_request"]
+        else:
+            raise InputError(
+                "expected {'id', 'user_request'}", source=str(path), location=f"record {index}"
+            )
+    return goals
+
+
+def _record(obj: Any, index: int, source: str, goals: dict[str, str]) -> _Record:
+    where = f"record {index}"
+    if not isinstance(obj, dict) or not isinstance(obj.get("task_nodes"), list):
+        raise InputError(
+            "not a TaskBench record: expected an object with a 'task_nodes' list",
+            source=source,
+            location=where,
+        )
+    raw_id = obj.get("id")
+    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
+        raise InputError("the record has no 'id'", source=source, location=where)
+    record_id = check_name(str(raw_id), what="record id", source=f"{source}: {where}")
+    where = f"record {index} ({record_id})"
+    goal = obj.get("user_request", goals.get(record_id))
+    if not isinstance(goal, str) or not goal.strip():
+        raise InputError(
+            "the record has no 'user_request'",
+            source=source,
+            location=where,
+            hint="pass --requests user_requests.json to take the goals from there",
+        )
+    plan = {key: obj[key] for key in _PLAN_KEYS if key in obj}
+    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
+    return _Record(record_id, goal.strip(), kind, json.dumps(plan, ensure_ascii=False))
+
+
+def _check_unique(records: list[_Record], source: str) -> None:
+    seen: set[str] = set()
+    for record in records:
+        if record.id in seen:
+            raise InputError(f"record ids must be unique; repeated: {record.id}", source=source)
+        seen.add(record.id)
+
+
+def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
+    """The import time of the same answer under the same prompt, so that re-importing
+    unchanged data changes no file."""
+    try:
+        earlier = ResponseFile.read(path)
+    except (InputError, OSError):
+        return None
+    same = earlier.response == answer and earlier.provenance.prompt_hash == digest
+    return earlier.provenance.recorded_at if same else None
+
+
+def _suite_doc(name: str, domain: str, path: Path, chosen: list[_Record], total: int) -> str:
+    count = (
+        f"all {total} records" if len(chosen) == total else f"the first {len(chosen)} of {total}"
+    )
+    description = (
+        f"TaskBench {domain} gold plans ({count} of {path.name}), recorded as the dataset "
+        f"model {TASKBENCH_GOLD_MODEL}. Source: {TASKBENCH_ATTRIBUTION}."
+    )
+    doc: dict[str, Any] = {
+        "suite": name,
+        "description": description,
+        "prompt": f"prompts/{name}.md",
+        "registry": f"registries/{name}.json",
+        "plan_format": "taskbench",
+        "samples": 1,
+        "models": [
+            {"id": TASKBENCH_GOLD_MODEL, "provider": "dataset", "model": TASKBENCH_GOLD_MODEL}
+        ],
+        "cases": [
+            {
+                "id": r.id,
+                "goal": r.goal,
+                "tags": ["taskbench", domain, *([r.kind] if r.kind else [])],
+            }
+            for r in chosen
+        ],
+    }
+    limit = f" --limit {len(chosen)}" if len(chosen) < total else ""
+    header = (
+        f"# Generated by `planeval import taskbench {path.name} --suite {name}{limit}`. "
+        "Re-import rather than edit.\n"
+    )
+    return header + dump_yaml(doc)
+
+
+def _license_note(path: Path, tools: Path, name: str) -> str:
+    text = (
+        f"The recordings under plan_fixtures/{name}/ are the gold plans of\n"
+        f"{TASKBENCH_ATTRIBUTION}, imported from {path.name}.\n"
+    )
+    for folder in (path.parent, tools.parent, path.parent.parent):
+        license_file = folder / "LICENSE"
+        if license_file.is_file():
+            return text + "\n" + license_file.read_text(encoding="utf-8")
+    return text
