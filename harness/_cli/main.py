@@ -23,6 +23,7 @@ from harness._cli import (
     resume_eval,
     run,
     schema,
+    score,
 )
 from harness._cli._exit import ExitCode
 
@@ -62,6 +63,7 @@ app.add_typer(import_.app, name="import")
 app.command("execute")(execute.execute_command)
 app.add_typer(journal.journal_app, name="journal")
 app.command("resume-eval")(resume_eval.resume_eval_command)
+app.command("score")(score.score_command)
 
 
 def main(argv: list[str] | None = None) -> None:

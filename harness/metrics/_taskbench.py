@@ -1,0 +1,359 @@
+"""TaskBench's plan metrics, one sample at a time: what ``taskbench/evaluate.py`` counts.
+
+Definitions follow microsoft/JARVIS ``taskbench/evaluate.py:evaluate`` (see docs/metrics.md for
+the pinned commit). Per sample the script builds *sets*: the tool names of the nodes, the
+``(source, target)`` links and the ``task-argname`` / ``task-argname-value`` strings, plus the
+*sequence* of tool names for the edit distance. How links and arguments are read depends on the
+domain's dependency type:
+
+* ``resource`` (huggingface, multimedia): ``_`` in tool names becomes a space; a ``<node-k>``
+  argument is a link from node k (its source is k's name with spaces, its target the node's raw
+  name) and the argument ``{output type of k: name of k}``; any other argument is
+  ``{content type: text}`` (image / audio / video by file extension, else text);
+  ``task_links`` is ignored.
+* ``temporal`` (dailylifeapis): links are ``task_links``; arguments are ``{name, value}``.
+
+The corpus figures (micro / macro node F1, binary link and argument F1, edit distance) pool
+these samples: see ``harness.metrics._corpus``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "DEPENDENCY_TYPES",
+    "DependencyType",
+    "TaskbenchSample",
+    "ToolCatalogue",
+    "UnscorableError",
+    "set_f1",
+    "taskbench_sample",
+]
+
+DependencyType = Literal["resource", "temporal"]
+DEPENDENCY_TYPES: tuple[DependencyType, ...] = ("resource", "temporal")
+_MEDIA = (
+    ("image", ("jpg", "png", "jpeg", "gif", "bmp", "tiff", "svg", "ico")),
+    ("audio", ("mp3", "wav", "wma", "ogg", "aac", "flac", "aiff", "au")),
+    ("video", ("mp4", "avi", "mov", "flv", "wmv", "mkv", "webm", "m4v", "mpg", "mpeg")),
+)
+
+
+class UnscorableError(ValueError):
+    """A TaskBench plan the official script would drop or crash on (the message says why).
+
+    Attributes:
+        side: ``gold`` or ``prediction``: which of the two is unusable.
+    """
+
+    def __init__(self, message: str, *, side: str) -> None:
+        super().__init__(message)
+        self.side = side
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCatalogue:
+    """The tools of a TaskBench domain (``tool_desc.json``), in file order."""
+
+    names: tuple[str, ...]
+    """Tool ids; node F1 counts only these, macro F1 averages over all of them."""
+    output_types: Mapping[str, str] = field(default_factory=dict)
+    """First ``output-type`` of each tool (``none`` when it lists none), for resource mode."""
+
+    @classmethod
+    def from_registry(cls, registry: Any) -> ToolCatalogue:
+        """The catalogue of a ``harness.registry.Registry`` (a ``tool_desc.json`` loads as one:
+        capability names in file order, ``output-type`` as outputs)."""
+        caps = list(registry.capabilities)
+        return cls(
+            tuple(dict.fromkeys(c.name for c in caps)),
+            {c.name: (c.outputs[0] if c.outputs else "none") for c in caps},
+        )
+
+    def numbers(self) -> dict[str, int]:
+        """Each tool's number for the edit distance, from 1 in file order (0 is unknown)."""
+        return {n: i + 1 for i, n in enumerate(self.names)}
+
+
+@dataclass(frozen=True, slots=True)
+class TaskbenchSample:
+    """What one prediction contributes to TaskBench's figures, against its gold."""
+
+    gold_nodes: frozenset[str]
+    pred_nodes: frozenset[str]
+    """Tool names of the catalogue (other names add nothing to node counts)."""
+    gold_links: frozenset[tuple[str, str]]
+    pred_links: frozenset[tuple[str, str]]
+    gold_arg_names: frozenset[str]
+    pred_arg_names: frozenset[str]
+    gold_arg_values: frozenset[str]
+    pred_arg_values: frozenset[str]
+    ed_ratio: float
+    """Levenshtein ratio of the tool-number sequences (1.0 for two empty sequences)."""
+    split: str
+    """single, chain or dag (the gold's ``type``)."""
+    n_tools: int
+    """Number of gold nodes."""
+    notes: tuple[str, ...] = ()
+
+    def as_metrics(self) -> dict[str, float]:
+        """Per-sample values (``taskbench.node_f1``, ...); an F1 over two empty sets is left
+        out rather than guessed."""
+        values = {
+            "taskbench.node_f1": set_f1(self.gold_nodes, self.pred_nodes),
+            "taskbench.link_f1": set_f1(self.gold_links, self.pred_links),
+            "taskbench.argument_name_f1": set_f1(self.gold_arg_names, self.pred_arg_names),
+            "taskbench.argument_value_f1": set_f1(self.gold_arg_values, self.pred_arg_values),
+            "taskbench.edit_distance": 1.0 - self.ed_ratio,
+        }
+        return {k: v for k, v in values.items() if v is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, as stored in a results row (sets as sorted lists)."""
+        return {
+            "split": self.split,
+            "n_tools": self.n_tools,
+            "nodes": [sorted(self.gold_nodes), sorted(self.pred_nodes)],
+            "links": [sorted(map(list, self.gold_links)), sorted(map(list, self.pred_links))],
+            "arg_names": [sorted(self.gold_arg_names), sorted(self.pred_arg_names)],
+            "arg_values": [sorted(self.gold_arg_values), sorted(self.pred_arg_values)],
+            "ed_ratio": self.ed_ratio,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TaskbenchSample:
+        """Inverse of ``to_dict``."""
+
+        def pair(key: str) -> tuple[frozenset[Any], frozenset[Any]]:
+            gold, pred = data[key]
+            if key == "links":
+                return frozenset(map(tuple, gold)), frozenset(map(tuple, pred))
+            return frozenset(gold), frozenset(pred)
+
+        return cls(
+            *pair("nodes"),
+            *pair("links"),
+            *pair("arg_names"),
+            *pair("arg_values"),
+            ed_ratio=float(data["ed_ratio"]),
+            split=str(data["split"]),
+            n_tools=int(data["n_tools"]),
+        )
+
+
+def set_f1(gold: frozenset[Any], pred: frozenset[Any]) -> float | None:
+    """F1 of two sets; None when both are empty."""
+    if not gold and not pred:
+        return None
+    hits = len(gold & pred)
+    return 2 * hits / (len(gold) + len(pred))
+
+
+def taskbench_sample(
+    pred: Mapping[str, Any],
+    gold: Mapping[str, Any],
+    *,
+    dependency: DependencyType,
+    catalogue: ToolCatalogue | None = None,
+) -> TaskbenchSample:
+    """One prediction (``{"task_nodes", "task_links"}``) against its gold record.
+
+    Without a catalogue every tool name counts as known and numbers follow first appearance.
+
+    Raises:
+        UnscorableError: the prediction is one the official script drops ("Parsing Error") or
+            crashes on; the message names the field.
+    """
+    notes: list[str] = []
+    last: list[Any] = []
+    gold_view = _view(gold, dependency, "gold", notes, last)
+    pred_view = _view(pred, dependency, "prediction", notes, last)
+    if catalogue is None:
+        names = dict.fromkeys([*gold_view.names, *pred_view.names])
+        catalogue = ToolCatalogue(tuple(names))
+    known = set(catalogue.names)
+    numbers = catalogue.numbers()
+    ratio = _levenshtein_ratio(
+        [numbers.get(n, 0) for n in pred_view.names], [numbers.get(n, 0) for n in gold_view.names]
+    )
+    split = gold.get("type")
+    return TaskbenchSample(
+        gold_nodes=frozenset(n for n in gold_view.names if n in known),
+        pred_nodes=frozenset(n for n in pred_view.names if n in known),
+        gold_links=frozenset(gold_view.links),
+        pred_links=frozenset(pred_view.links),
+        gold_arg_names=frozenset(gold_view.arg_names(catalogue)),
+        pred_arg_names=frozenset(pred_view.arg_names(catalogue)),
+        gold_arg_values=frozenset(gold_view.arg_values(catalogue)),
+        pred_arg_values=frozenset(pred_view.arg_values(catalogue)),
+        ed_ratio=ratio,
+        split=split if isinstance(split, str) else infer_split(gold_view),
+        n_tools=len(gold_view.names),
+        notes=tuple(notes),
+    )
+
+
+@dataclass(slots=True)
+class _View:
+    names: list[str]
+    links: list[tuple[str, str]]
+    arguments: list[list[tuple[str, Any]]]
+    """Per node: (name, value) pairs; in resource mode the name is a content type or, for a
+    ``<node-k>`` reference, ``("@ref", k's name)`` resolved against the catalogue later."""
+
+    def arg_names(self, catalogue: ToolCatalogue) -> list[str]:
+        return [f"{t}-{self._arg(a, catalogue)[0]}" for t, a in self._pairs()]
+
+    def arg_values(self, catalogue: ToolCatalogue) -> list[str]:
+        out = []
+        for task, arg in self._pairs():
+            name, value = self._arg(arg, catalogue)
+            out.append(f"{task}-{name}-{value}")
+        return out
+
+    def _pairs(self) -> list[tuple[str, tuple[str, Any]]]:
+        return [(t, a) for t, args in zip(self.names, self.arguments, strict=True) for a in args]
+
+    @staticmethod
+    def _arg(arg: tuple[str, Any], catalogue: ToolCatalogue) -> tuple[Any, Any]:
+        name, value = arg
+        if name == "@ref":
+            return catalogue.output_types.get(value, "other"), value
+        return name, value
+
+
+def _view(
+    record: Mapping[str, Any], dependency: str, who: str, notes: list[str], last: list[Any]
+) -> _View:
+    nodes = record.get("task_nodes")
+    if not isinstance(nodes, list):
+        raise UnscorableError(f"the {who} has no 'task_nodes' list", side=who)
+    raw_names = []
+    for index, node in enumerate(nodes):
+        task = node.get("task") if isinstance(node, dict) else None
+        if not isinstance(task, str):
+            raise UnscorableError(f"{who} node {index} has no string 'task'", side=who)
+        raw_names.append(task)
+    if dependency == "resource":
+        return _resource_view(nodes, raw_names, who, notes, last)
+    arguments = []
+    for index, node in enumerate(nodes):
+        args = node.get("arguments", []) if who == "prediction" else node.get("arguments")
+        if not isinstance(args, list) or not all(
+            isinstance(a, dict) and "name" in a and "value" in a for a in args
+        ):
+            raise UnscorableError(
+                f"{who} node {index}: arguments must be {{name, value}} objects", side=who
+            )
+        arguments.append([(a["name"], a["value"]) for a in args])
+    links = record.get("task_links")
+    if not isinstance(links, list) or not all(
+        isinstance(x, dict) and "source" in x and "target" in x for x in links
+    ):
+        raise UnscorableError(f"the {who} has no 'task_links' list of {{source, target}}", side=who)
+    pairs = [(_hashable(x["source"]), _hashable(x["target"])) for x in links]
+    return _View(raw_names, pairs, arguments)
+
+
+def _resource_view(
+    nodes: list[dict[str, Any]], raw_names: list[str], who: str, notes: list[str], last: list[Any]
+) -> _View:
+    """``last`` holds the argument converted most recently: the official loop reuses it when an
+    argument cannot be converted (its ``except: pass`` keeps the previous ``new_argument``), and
+    it carries from the gold's nodes into the prediction's."""
+    names = [n.replace("_", " ") for n in raw_names]
+    links: list[tuple[str, str]] = []
+    arguments: list[list[tuple[str, Any]]] = []
+    for index, node in enumerate(nodes):
+        args = node.get("arguments", [])
+        if not isinstance(args, list):
+            raise UnscorableError(f"{who} node {index}: 'arguments' is not a list", side=who)
+        out: list[tuple[str, Any]] = []
+        for position, argument in enumerate(args):
+            try:
+                parsed = _resource_argument(argument, index, names)
+            except (ValueError, TypeError, IndexError, AttributeError) as exc:
+                if not last:
+                    raise UnscorableError(
+                        f"{who} node {index} argument {position} is unusable ({exc}) and no "
+                        "argument precedes it",
+                        side=who,
+                    ) from None
+                notes.append(
+                    f"{who} node {index} argument {position} is unusable ({exc}): the previous "
+                    "argument counts again, as in the official script"
+                )
+                out.append(last[0])
+                continue
+            if parsed is None:  # a node citing itself: no link, no argument
+                continue
+            if parsed[0] == "@ref":
+                links.append((parsed[1], raw_names[index]))
+            last[:] = [parsed]
+            out.append(parsed)
+        arguments.append(out)
+    return _View(names, links, arguments)
+
+
+def _resource_argument(argument: Any, index: int, names: list[str]) -> tuple[str, Any] | None:
+    if isinstance(argument, dict):
+        argument = next(iter(argument.values()))
+    if isinstance(argument, list):
+        argument = " ".join(argument)
+    if not isinstance(argument, str):
+        raise TypeError(f"not text: {argument!r}")
+    if "<node-" in argument:
+        start = argument.index("<node-") + 6
+        ref = int(argument[start : argument.index(">")])
+        if ref == index:
+            return None
+        return ("@ref", names[ref])
+    return (content_type(argument), argument)
+
+
+def content_type(text: str) -> str:
+    """``get_content_type``: image / audio / video when a known extension appears, else text."""
+    text = text.strip("'")
+    for kind, extensions in _MEDIA:
+        if any("." + ext in text for ext in extensions):
+            return kind
+    return "text"
+
+
+def infer_split(view: _View) -> str:
+    """single / chain / dag for a gold without TaskBench's ``type``: one node is single, links
+    forming one path through every node are a chain, anything else a dag."""
+    if len(view.names) <= 1:
+        return "single"
+    links = set(view.links)
+    out_degree: dict[str, int] = {}
+    in_degree: dict[str, int] = {}
+    for a, b in links:
+        out_degree[a] = out_degree.get(a, 0) + 1
+        in_degree[b] = in_degree.get(b, 0) + 1
+    path = len(links) == len(view.names) - 1 and all(
+        d <= 1 for d in (*out_degree.values(), *in_degree.values())
+    )
+    return "chain" if path else "dag"
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+
+
+def _levenshtein_ratio(a: Sequence[int], b: Sequence[int]) -> float:
+    """``Levenshtein.ratio`` on sequences: ``2 * LCS / (len(a) + len(b))``, 1.0 when both are
+    empty (the indel distance normalized by the summed lengths)."""
+    total = len(a) + len(b)
+    if total == 0:
+        return 1.0
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    return 2 * previous[-1] / total

@@ -1,0 +1,288 @@
+"""WorfBench's workflow metrics: f1_chain (node sequence) and f1_graph (matched subgraph).
+
+Definitions follow zjunlp/WorfBench (see docs/metrics.md for the pinned commit):
+
+* ``node_eval.py:workflow_to_graph_list`` reads a workflow: node texts are the matches of
+  ``\\d+[:.] (.+)`` in order, framed by ``START`` (index 0) and ``END`` (last index); edges are
+  ``(i,j)`` pairs with ``START`` -> 0 and ``END`` -> the last index. A node's *position* defines
+  its index, never the number printed before it. No ``Node`` in the text, or no edge, means
+  no workflow.
+* ``evaluator/graph_evaluator.py:match_node`` pairs predicted and gold nodes: a similarity above
+  0.6 makes a candidate pair, ``networkx.max_weight_matching`` picks the pairs.
+* ``t_eval_nodes`` / ``t_eval_plan`` (f1_chain): the predicted node sequence (edges ignored,
+  START/END removed) against each of the first 20 topological orders of the gold (a gold of 10
+  or more nodes, START and END included, uses its listed order with START and END kept); the
+  longest increasing run of matched gold positions, counted from 1, is the number correct;
+  the best F1 over the orders wins.
+* ``t_eval_graph`` (f1_graph): all nodes, START and END included, are matched; predicted
+  edges between matched nodes that also appear, *as raw index pairs*, among the gold edges
+  between matched nodes are kept; the largest connected component of the matched nodes under
+  those edges, over the node counts, gives precision and recall.
+
+Where the official code would crash (an empty prediction, no matched node, a gold with a
+cycle or an edge to a node it does not have), planeval returns a score of 0 or None with a note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+
+from harness.metrics._matchers import Matcher, TextMatcher
+
+__all__ = [
+    "MATCH_THRESHOLD",
+    "MAX_ORDERS",
+    "WorfGraph",
+    "WorfbenchScores",
+    "parse_worfbench",
+    "score_worfbench",
+]
+
+MATCH_THRESHOLD = 0.6
+"""``match_node``'s ``match_threshold``: a similarity strictly above it can match."""
+MAX_ORDERS = 20
+"""``all_topological_sorts`` keeps the first 20 orders networkx enumerates."""
+_LISTED_ORDER_FROM = 10
+"""A gold of this many nodes or more (START and END included) is not enumerated."""
+
+_NODE = re.compile(r"\d+[:.] (.+)")
+_EDGE = re.compile(r"\(\s*(\d+|START)\s*,\s*(\d+|END)\s*\)")
+
+
+@dataclass(frozen=True, slots=True)
+class WorfGraph:
+    """A workflow as WorfBench reads it."""
+
+    nodes: tuple[str, ...]
+    """``START``, the node texts in order, ``END``."""
+    edges: tuple[tuple[int, int], ...]
+    """Edges by node position (START is 0, END is ``len(nodes) - 1``), as listed."""
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """The node texts without START and END (by name, as ``t_eval_nodes`` filters)."""
+        return tuple(n for n in self.nodes if n not in ("START", "END"))
+
+
+def parse_worfbench(text: str) -> WorfGraph | None:
+    """A workflow read exactly as ``workflow_to_graph_list``; None when it finds none."""
+    if "Node" not in text:
+        return None
+    nodes = ["START", *(m.strip() for m in _NODE.findall(text)), "END"]
+    end = len(nodes) - 1
+    edges = tuple(
+        (0 if a == "START" else int(a), end if b == "END" else int(b))
+        for a, b in _EDGE.findall(text)
+    )
+    if not edges:
+        return None
+    return WorfGraph(tuple(nodes), edges)
+
+
+@dataclass(frozen=True, slots=True)
+class WorfbenchScores:
+    """One prediction against one gold workflow."""
+
+    precision_chain: float | None
+    recall_chain: float | None
+    f1_chain: float | None
+    """None when the gold has no usable topological order (a cycle, a dangling edge)."""
+    precision_graph: float
+    recall_graph: float
+    f1_graph: float
+    notes: tuple[str, ...] = field(default=())
+    """Where planeval scored a case the official script would crash on."""
+
+    def as_metrics(self) -> dict[str, float]:
+        """The scores under their metric names (``worfbench.f1_chain``, ...), Nones left out."""
+        values = {
+            "worfbench.f1_chain": self.f1_chain,
+            "worfbench.precision_chain": self.precision_chain,
+            "worfbench.recall_chain": self.recall_chain,
+            "worfbench.f1_graph": self.f1_graph,
+            "worfbench.precision_graph": self.precision_graph,
+            "worfbench.recall_graph": self.recall_graph,
+        }
+        return {k: v for k, v in values.items() if v is not None}
+
+
+def score_worfbench(
+    pred: WorfGraph, gold: WorfGraph, matcher: Matcher | None = None
+) -> WorfbenchScores:
+    """f1_chain and f1_graph of ``pred`` against ``gold`` (see the module docstring)."""
+    matcher = matcher or TextMatcher()
+    notes: list[str] = []
+    chain = _chain(pred, gold, matcher, notes)
+    graph = _graph(pred, gold, matcher, notes)
+    return WorfbenchScores(*chain, *graph, notes=tuple(notes))
+
+
+# -- f1_chain ---------------------------------------------------------------------------------
+def gold_orders(gold: WorfGraph) -> list[tuple[str, ...]]:
+    """``all_topological_sorts``: the gold node sequences f1_chain compares with.
+
+    Raises:
+        ValueError: the gold has a cycle or an edge to a node it does not have.
+    """
+    if len(gold.nodes) >= _LISTED_ORDER_FROM:
+        return [gold.nodes]
+    import networkx as nx
+
+    count = len(gold.nodes)
+    if any(a >= count or b >= count for a, b in gold.edges):
+        raise ValueError("the gold has an edge to a node it does not have")
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(count))
+    graph.add_edges_from(gold.edges)
+    try:
+        orders = list(islice(nx.all_topological_sorts(graph), MAX_ORDERS))
+    except nx.NetworkXUnfeasible:
+        raise ValueError("the gold has a cycle") from None
+    names = gold.nodes
+    return [tuple(names[i] for i in order if names[i] not in ("START", "END")) for order in orders]
+
+
+def _chain(
+    pred: WorfGraph, gold: WorfGraph, matcher: Matcher, notes: list[str]
+) -> tuple[float | None, float | None, float | None]:
+    try:
+        orders = gold_orders(gold)
+    except ValueError as exc:
+        notes.append(f"f1_chain not defined: {exc} (the official script crashes)")
+        return None, None, None
+    tasks = pred.tasks
+    if not tasks:
+        notes.append("the prediction has no node: f1_chain 0 (the official script crashes)")
+        return 0.0, 0.0, 0.0
+    best = (0.0, 0.0, 0.0)
+    sim = _Similarity(matcher, tasks, orders[0])
+    for order in orders:
+        if not order:
+            notes.append("f1_chain not defined: the gold has no node (the official script crashes)")
+            return None, None, None
+        mapping = sim.matching(order)
+        correct = _longest_increasing(mapping)
+        precision, recall = correct / len(tasks), correct / len(order)
+        f1 = 2 * recall * precision / (recall + precision)
+        if f1 > best[2]:
+            best = (precision, recall, f1)
+    return best
+
+
+def _longest_increasing(mapping: Sequence[int]) -> int:
+    """``t_eval_plan``'s count: the longest run of matched nodes with increasing gold
+    positions, where every node, matched or not, starts a run of 1."""
+    best = [1] * len(mapping)
+    for i, gi in enumerate(mapping):
+        if gi == -1:
+            continue
+        for j in range(i):
+            gj = mapping[j]
+            if gj != -1 and gi > gj and best[j] + 1 > best[i]:
+                best[i] = best[j] + 1
+    return max(best)
+
+
+# -- f1_graph ---------------------------------------------------------------------------------
+def _graph(
+    pred: WorfGraph, gold: WorfGraph, matcher: Matcher, notes: list[str]
+) -> tuple[float, float, float]:
+    mapping = _Similarity(matcher, pred.nodes, gold.nodes).matching(gold.nodes)
+    matched_pred = {i for i, g in enumerate(mapping) if g != -1}
+    matched_gold = {g for g in mapping if g != -1}
+    if not matched_pred:
+        notes.append("no node matched: f1_graph 0 (the official script crashes)")
+        return 0.0, 0.0, 0.0
+    gold_edges = {e for e in gold.edges if e[0] in matched_gold and e[1] in matched_gold}
+    public = [e for e in pred.edges if e[0] in matched_pred and e[1] in matched_pred]
+    public = [e for e in public if e in gold_edges]  # raw index pairs, as the official code
+    largest_pred = _largest_component(matched_pred, public)
+    largest_gold = _largest_component(matched_gold, public)
+    precision = largest_pred / len(pred.nodes)
+    recall = largest_gold / len(gold.nodes)
+    return precision, recall, 2 * precision * recall / (precision + recall)
+
+
+def _largest_component(nodes: set[int], edges: Sequence[tuple[int, int]]) -> int:
+    """Size of the largest connected component of the undirected graph (nodes, edges)."""
+    parent = {n: n for n in nodes}
+    for a, b in edges:
+        parent.setdefault(a, a)
+        parent.setdefault(b, b)
+
+    def root(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for a, b in edges:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[ra] = rb
+    sizes: dict[int, int] = {}
+    for n in parent:
+        r = root(n)
+        sizes[r] = sizes.get(r, 0) + 1
+    return max(sizes.values())
+
+
+# -- matching ---------------------------------------------------------------------------------
+class _Similarity:
+    """``match_node`` for one prediction against the gold texts in any order.
+
+    The similarity matrix is computed once. When every node has at most one candidate above
+    the threshold, the matching is forced (every candidate pair is taken, as
+    ``max_weight_matching`` must with positive weights); otherwise networkx decides, on a graph
+    built in ``match_node``'s order so that it breaks ties the same way.
+    """
+
+    def __init__(self, matcher: Matcher, pred: Sequence[str], gold: Sequence[str]) -> None:
+        self._pred = list(pred)
+        self._texts = list(dict.fromkeys(gold))
+        matrix = matcher.similarity(self._pred, self._texts) if self._texts else []
+        self._sim = {
+            text: [row[k] for row in matrix] for k, text in enumerate(self._texts)
+        }  # gold text -> similarity with each predicted node
+
+    def matching(self, gold: Sequence[str]) -> list[int]:
+        """For each predicted node, the gold position it matches, or -1."""
+        n_pred = len(self._pred)
+        candidates = [
+            (i, j, w)
+            for i in range(n_pred)
+            for j, text in enumerate(gold)
+            if (w := self._sim[text][i]) > MATCH_THRESHOLD
+        ]
+        mapping = [-1] * n_pred
+        pred_seen: set[int] = set()
+        gold_seen: set[int] = set()
+        forced = True
+        for i, j, _ in candidates:
+            if i in pred_seen or j in gold_seen:
+                forced = False
+                break
+            pred_seen.add(i)
+            gold_seen.add(j)
+            mapping[i] = j
+        if forced:
+            return mapping
+        return _networkx_matching(candidates, n_pred)
+
+
+def _networkx_matching(candidates: list[tuple[int, int, float]], n_pred: int) -> list[int]:
+    import networkx as nx
+
+    graph = nx.Graph()
+    for i, j, weight in candidates:
+        graph.add_edge(i, str(j), weight=weight)
+    mapping = [-1] * n_pred
+    for a, b in nx.max_weight_matching(graph):
+        if isinstance(a, int):
+            mapping[a] = int(b)
+        else:
+            mapping[b] = int(a)
+    return mapping
