@@ -54,7 +54,8 @@ class Summary:
     parse_rate, the count of each status, k, pass_at_k, pass_hat_k, and the columns of
     ``MODEL_COLUMNS`` (latency_mean/p50/p95 in ms, tokens_in, tokens_out, ...)."""
     checks: pd.DataFrame
-    """Index (check, model); evaluated, failed (not pass: fail or warn), rate, low, high."""
+    """Index (check, model); evaluated, failed (not pass: fail or warn), warned (warn only),
+    rate, low, high."""
     tags: pd.DataFrame
     """Index (tag, model); counted, passed, rate, low, high (clustered by case),
     not_counted."""
@@ -184,15 +185,21 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
     for (model, items), n in combos.items():
         for check, outcome in items:
             if outcome in ("pass", "fail", "warn"):
-                a = agg.setdefault((str(check), str(model)), [0, 0])
+                a = agg.setdefault((str(check), str(model)), [0, 0, 0])
                 a[0] += n
                 if outcome != "pass":
                     a[1] += n
+                if outcome == "warn":
+                    a[2] += n
     index = pd.MultiIndex.from_tuples(list(agg), names=["check", "model"])
     if not agg:
         index = pd.MultiIndex.from_arrays([[], []], names=["check", "model"])
     df = pd.DataFrame(
-        {"evaluated": [v[0] for v in agg.values()], "failed": [v[1] for v in agg.values()]},
+        {
+            "evaluated": [v[0] for v in agg.values()],
+            "failed": [v[1] for v in agg.values()],
+            "warned": [v[2] for v in agg.values()],
+        },
         index=index,
         dtype="int64",
     )

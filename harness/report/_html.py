@@ -1,14 +1,13 @@
 """``report.html``: one self-contained page (inline CSS, JS and SVG; nothing fetched).
 
-The per-case table is drawn by the inline script from a compact JSON payload (one status
-letter per sample), 50 cases a page. Plans and violations are included for the worst
-(case, model) pairs first, then for the others, until ``PLAN_BUDGET`` bytes; beyond that a
-row says its plan was left out, so a 200,000-row run stays well under 10 MB.
+The page says which model is better (``_verdict``), draws per-model, per-check and per-tag
+tables, and a case table drawn by the inline script from the embedded data of
+``_html_data`` (per-sample detail parsed only when a case is opened, within a byte budget, so a
+200,000-row run stays well under 10 MB).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from html import escape
 from typing import Any
@@ -16,14 +15,12 @@ from typing import Any
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, pct
-from harness.report._html_assets import CSS, JS
+from harness.report._html_assets import CSS, GRAPH_JS, JS
+from harness.report._html_data import DETAIL_BUDGET, LETTER, case_payload
+from harness.report._load import read_prompts
+from harness.report._verdict import model_verdicts
 
-__all__ = ["PLAN_BUDGET", "render_html"]
-
-PLAN_BUDGET = 4_000_000
-"""Bytes of plans embedded at most (violations get half as much again, separately)."""
-
-_LETTER = {"pass": "p", "fail": "f", "unparseable": "u", "missing": "m", "stale": "s", "error": "e"}
+__all__ = ["render_html"]
 
 
 def _chart(s: Summary) -> str:
@@ -100,11 +97,12 @@ def _model_table(s: Summary) -> str:
     return "".join(out) + "</table></div>"
 
 
-def _heat(rate: float) -> str:
-    if rate != rate:
+def _heat(rate: float, warn: bool = False) -> str:
+    if rate != rate or rate <= 0:
         return ""
     alpha = 0.08 + 0.6 * min(1.0, rate)
-    return f' style="background:rgba(207,34,46,{alpha:.2f})"' if rate > 0 else ""
+    colour = "212,167,44" if warn else "207,34,46"  # warnings amber, never red
+    return f' style="background:rgba({colour},{alpha:.2f})"'
 
 
 def _tag_table(s: Summary) -> str:
@@ -148,102 +146,81 @@ def _check_table(s: Summary) -> str:
                 out.append('<td class="num note">–</td>')
                 continue
             r = c.loc[(check, model)]
+            warned = int(r["warned"])
+            errors = int(r["failed"]) - warned
             tip = (
-                f"{count(r['failed'])} of {count(r['evaluated'])} plans; "
-                f"95% CI {interval(r['low'], r['high'])}"
+                f"{count(errors)} failed and {count(warned)} warned of {count(r['evaluated'])} "
+                f"plans; 95% CI {interval(r['low'], r['high'])}"
             )
-            heat = _heat(float(r["rate"]))
-            out.append(f'<td class="num" title="{escape(tip)}"{heat}>{pct(r["rate"])}</td>')
+            only_warn = warned > 0 and errors == 0
+            heat = _heat(float(r["rate"]), warn=only_warn)
+            cls = "num w" if only_warn else "num"
+            label = f"{pct(r['rate'])} warn" if only_warn else pct(r["rate"])
+            out.append(f'<td class="{cls}" title="{escape(tip)}"{heat}>{label}</td>')
         out.append("</tr>")
     return "".join(out) + "</table></div>"
 
 
-def _case_payload(s: Summary, budget: int) -> dict[str, Any]:
-    models = [str(m) for m in s.models.index]
-    mi = {m: i for i, m in enumerate(models)}
-    letters: dict[str, list[list[str]]] = {}
-    rep_idx: dict[tuple[str, int], int] = {}
-    tags: dict[str, list[str]] = {}
-    for i, row in enumerate(s.run.rows):
-        case, m, k = str(row["case"]), mi[str(row["model"])], int(row["sample"])
-        slots = letters.get(case)
-        if slots is None:
-            slots = letters[case] = [[] for _ in models]
-            tags[case] = [str(t) for t in row.get("tags") or []]
-        cell = slots[m]
-        if len(cell) <= k:
-            cell.extend("_" * (k + 1 - len(cell)))
-        cell[k] = _LETTER[row["status"]]
-        key = (case, m)
-        prev = rep_idx.get(key)
-        if prev is None or _priority(row) < _priority(s.run.rows[prev]):
-            rep_idx[key] = i
-    bad = {
-        c: sum(cell.count("f") + cell.count("u") for cell in slots) for c, slots in letters.items()
-    }
-    nc = {
-        c: sum(sum(cell.count(x) for x in "mse") for cell in slots) for c, slots in letters.items()
-    }
-    order = sorted(letters, key=lambda c: (-bad[c], -nc[c], c))
-    plans: dict[str, Any] = {}
-    viols: dict[str, Any] = {}
-    reps: dict[tuple[str, int], list[Any]] = {}
-    used = vused = 0
-    # worst pairs first: failing (case, model) pairs, then the rest
-    rank = {c: i for i, c in enumerate(order)}
-    pairs = sorted(rep_idx, key=lambda p: (_priority(s.run.rows[rep_idx[p]]) > 1, rank[p[0]], p[1]))
-    for key in pairs:
-        row = s.run.rows[rep_idx[key]]
-        pk = vk = None
-        if row.get("plan"):
-            text = json.dumps(row["plan"], separators=(",", ":"), ensure_ascii=False)
-            pk = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
-            if pk not in plans:
-                if used + len(text) > budget:
-                    pk = None
-                else:
-                    plans[pk] = row["plan"]
-                    used += len(text)
-        if row.get("violations"):
-            text = json.dumps(row["violations"], separators=(",", ":"), ensure_ascii=False)
-            vk = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
-            if vk not in viols:
-                if vused + len(text) > budget // 2:  # their own budget: small, and say why
-                    vk = None
-                else:
-                    viols[vk] = row["violations"]
-                    vused += len(text)
-        detail = row.get("detail")
-        failed = None
-        if vk is None and row.get("violations"):  # left out: at least name the failed checks
-            failed = [k for k, v in (row.get("checks") or {}).items() if v == "fail"]
-        reps[key] = [int(row["sample"]), pk, vk, str(detail)[:300] if detail else None, failed]
-    cases = [
-        {
-            "id": c,
-            "tags": tags[c],
-            "s": ["".join(cell) for cell in letters[c]],
-            "r": [reps.get((c, m)) for m in range(len(models))],
-        }
-        for c in order
-    ]
-    return {"models": models, "cases": cases, "plans": plans, "viol": viols}
+def _verdicts(s: Summary) -> str:
+    ranked = [str(m) for m in s.models.sort_values("rate", ascending=False).index]
+    ranked = [m for m in ranked if s.models.loc[m, "counted"] > 0]
+    verdicts = model_verdicts(s.cases, ranked)
+    if not verdicts:
+        return ""
+    lines = "".join(
+        f'<p class="verdict{" sig" if v.significant else ""}">{escape(v.text)}</p>'
+        for v in verdicts
+    )
+    method = "exact McNemar" if verdicts[0].result.method == "mcnemar-exact" else "sign-flip"
+    holm = (
+        "; Holm-corrected over the comparisons, each interval at the level Holm tested it at"
+        if len(verdicts) > 1
+        else ""
+    )
+    return (
+        f'<h2>Which model is better</h2><div id="verdicts">{lines}</div><p class="meta">The best '
+        f"model against each other one, on the cases both counted (paired {method} test, 5% "
+        f"level{holm}).</p>"
+    )
 
 
-def _priority(row: dict[str, Any]) -> int:
-    """Which sample of a (case, model) represents it: failures first, then passes."""
-    return {"fail": 0, "unparseable": 1, "pass": 2, "error": 3, "stale": 4, "missing": 5}[
-        row["status"]
-    ]
+def _json_script(element_id: str, data: Any) -> str:
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
-def render_html(summary: Summary, *, plan_budget: int = PLAN_BUDGET) -> str:
+def _options(pairs: list[tuple[str, str]]) -> str:
+    return "".join(f'<option value="{v}">{escape(t)}</option>' for v, t in pairs)
+
+
+_CONTROLS = (
+    '<div class="controls"><input id="q" type="search" placeholder="search case id or tag">'
+    '<label>status <select id="fstatus">'
+    + _options(
+        [
+            ("all", "any"),
+            ("failing", "with failures"),
+            ("flaky", "flaky"),
+            ("allpass", "all passing"),
+            *[(x, f"with {x}") for x in ("fail", "unparseable", "missing", "stale", "error")],
+        ]
+    )
+    + '</select></label><label>check <select id="fcheck"><option value="all">any</option>'
+    '</select></label><label>model <select id="fmodel"><option value="all">all</option>'
+    '</select></label><label>tag <select id="ftag"><option value="all">any</option></select>'
+    '</label><label>order <select id="sort"><option value="worst">worst first</option>'
+    '<option value="id">case id</option></select></label>'
+    '<span class="pager"><button id="prev">‹ prev</button><button id="next">next ›</button>'
+    '</span><span id="pageinfo" class="meta"></span></div>'
+)
+
+
+def render_html(summary: Summary, *, budget: int = DETAIL_BUDGET) -> str:
     """The report as one self-contained HTML page."""
     s = summary
     run, t = s.run, s.total
-    payload = _case_payload(s, plan_budget)
-    data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    main, detail = case_payload(s, read_prompts(run.run_dir), budget)
     warn = "".join(f'<div class="warn">{escape(w)}</div>' for w in run.warnings)
     m = run.manifest
     meta = " · ".join(
@@ -264,19 +241,15 @@ def render_html(summary: Summary, *, plan_budget: int = PLAN_BUDGET) -> str:
         for x in ("stable-pass", "flaky", "stable-fail", "pass", "fail", "no data")
         if labels.get(x, 0)
     )
-    shown = sum(1 for c in payload["cases"] for r in c["r"] if r and r[1])
-    cut = any(r and r[1] is None and r[3] is None for c in payload["cases"] for r in c["r"])
     omitted = (
-        f"Plans are shown for {count(shown)} case x model pairs; the rest were left out to "
-        "keep this file small."
-        if cut
+        "Some samples' detail was left out to keep this file small (see results.jsonl)."
+        if detail["cut"]
         else ""
     )
-    heads = "".join(f"<th><code>{escape(x)}</code></th>" for x in payload["models"])
     legend = "".join(
-        f'<span><span class="chip s-{v}">{v}</span> {k}</span>' for k, v in _LETTER.items()
+        f'<span><span class="chip s-{v}">{v}</span> {k}</span>' for k, v in LETTER.items()
     )
-    body = f"""<!doctype html>
+    return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>planeval report: {escape(run.suite)} · {escape(m.run_id)}</title>
@@ -285,42 +258,38 @@ def render_html(summary: Summary, *, plan_budget: int = PLAN_BUDGET) -> str:
 <div class="meta">{meta}</div>
 {warn}
 <p class="headline"><b>{pct(t["rate"])}</b> of counted results pass
-({count(t["passed"])} of {count(t["counted"])}, 95% CI {interval(t["low"], t["high"])}).
+({count(t["passed"])} of {count(t["counted"])}).
 {count(t["unparseable"])} unparseable (counted as failures).
 Not counted in any rate: {count(t["missing"])} missing, {count(t["stale"])} stale,
 {count(t["error"])} error.</p>
 <p class="meta">Case x model labels: {escape(label_line)}.</p>
+{_verdicts(s)}
 <h2>Pass rate per model</h2>
-<p class="meta">Bars: pass rate over counted results (pass, fail, unparseable);
+<p class="meta">Bars: pass rate pooled over counted results (pass, fail, unparseable);
 whiskers: 95% interval clustered by case (design-effect-adjusted Wilson; plain Wilson with one
 sample per case).</p>
 {_chart(s)}
 {_model_table(s)}
 <h2>Check failure rate per model</h2>
-<p class="meta">Share of parsed plans on which the check did not pass
-(fail, or warn for warning checks). Hover a cell for counts.</p>
+<p class="meta">Share of parsed plans on which the check did not pass; red: failures, amber:
+warnings only (warning-severity checks never fail a plan). Hover a cell for counts.</p>
 {_check_table(s)}
 <h2>Pass rate per tag</h2>
 <p class="meta">Pass rate of each tag's cases per model (the redder, the lower). Hover a cell for
 counts and the 95% interval.</p>
 {_tag_table(s)}
 <h2>Cases</h2>
-<p class="meta">Worst first. One chip per sample: <span class="legend">{legend}</span><br>
-Click a row to see each model's plan (a failing sample when there is one):
-its tasks, dependency graph and violations. {omitted}</p>
-<div class="controls"><input id="q" type="search" placeholder="filter by case id or tag">
-<select id="only"><option value="all">all cases</option>
-<option value="failing">with failures</option>
-<option value="flaky">flaky</option><option value="notcounted">with missing / stale / error</option>
-<option value="passing">all passing</option></select>
-<span class="pager"><button id="prev">‹ prev</button><button id="next">next ›</button></span>
-<span id="pageinfo" class="meta"></span></div>
+<p class="meta">Worst first (or by case id, numbers in order). One chip per sample:
+<span class="legend">{legend}</span><br>
+Click a row to open it, then a sample's chip to see its prompt, raw answer, violations and plan
+graph (failing tasks and edges in red, warnings in amber). The address bar links to what is
+open. {omitted}</p>
+{_CONTROLS}
 <noscript><p class="warn">The case table needs JavaScript;
 results.csv holds the same rows.</p></noscript>
-<div class="scroll"><table id="cases"><thead><tr><th>case</th><th>tags</th>
-{heads}</tr></thead><tbody></tbody></table></div>
-<script type="application/json" id="case-data">{data}</script>
-<script>{JS}</script>
+<div class="scroll"><table id="cases"><thead><tr></tr></thead><tbody></tbody></table></div>
+{_json_script("case-data", main)}
+{_json_script("detail-data", detail)}
+<script>{GRAPH_JS}{JS}</script>
 </body></html>
 """
-    return body

@@ -17,9 +17,9 @@ import pandas as pd
 
 from harness._errors import RunFormatError
 from harness.report._columns import ROW_FIELDS
-from harness.run import COUNTED_STATUSES, FORMAT_VERSION, STATUSES, RunManifest
+from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, STATUSES, RunManifest
 
-__all__ = ["LoadedRun", "load_run", "resolve_run_dir"]
+__all__ = ["LoadedRun", "load_run", "read_prompts", "resolve_run_dir"]
 
 _REQUIRED = ("suite", "case", "model", "sample", "status")
 
@@ -222,3 +222,15 @@ def load_run(path: str | Path) -> LoadedRun:
             source=str(results),
         )
     return LoadedRun(run_dir, manifest, rows, _frame(rows), torn)
+
+
+def read_prompts(run_dir: Path) -> dict[str, str]:
+    """The run's ``{case id: rendered prompt}`` (empty for runs written before prompts.json,
+    or when the file is unreadable: the report then shows no prompt, nothing else changes)."""
+    try:
+        data = json.loads((run_dir / PROMPTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, str)}

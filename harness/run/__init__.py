@@ -10,8 +10,10 @@ from harness.run._evaluate import (
 from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
 from harness.run._records import (
+    ANSWER_LIMIT,
     COUNTED_STATUSES,
     FORMAT_VERSION,
+    PROMPTS_FILE,
     STATUSES,
     ResultRow,
     RunManifest,
@@ -21,8 +23,10 @@ from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
+    "ANSWER_LIMIT",
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
+    "PROMPTS_FILE",
     "STATUSES",
     "Budget",
     "LiveControls",

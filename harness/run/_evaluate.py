@@ -35,7 +35,7 @@ from harness.recording import (
     write_meta,
 )
 from harness.run._live import LiveControls, Ticket
-from harness.run._records import ResultRow, Status
+from harness.run._records import ANSWER_LIMIT, ResultRow, Status
 from harness.suite import Case, ModelSpec, Suite
 
 __all__ = ["Pending", "check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"]
@@ -353,6 +353,7 @@ def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtain
         recording=_relative(suite, got.recording) if got.recording else None,
         latency_ms=got.answer.latency_ms if got.answer else None,
         tokens=got.answer.tokens if got.answer else None,
+        answer=got.answer.text[:ANSWER_LIMIT] if got.answer else None,
     )
     if got.status is not None or got.answer is None:
         return row

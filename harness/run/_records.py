@@ -11,8 +11,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "ANSWER_LIMIT",
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
+    "PROMPTS_FILE",
     "STATUSES",
     "ResultRow",
     "RunManifest",
@@ -20,6 +22,12 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
+
+ANSWER_LIMIT = 20_000
+"""Characters of a raw answer kept in a result row (reports show it; the recording has all)."""
+
+PROMPTS_FILE = "prompts.json"
+"""The run folder's ``{case id: rendered prompt}`` file, written when the run starts."""
 
 Status = Literal["pass", "fail", "unparseable", "missing", "stale", "error"]
 STATUSES: tuple[Status, ...] = ("pass", "fail", "unparseable", "missing", "stale", "error")
@@ -63,6 +71,9 @@ class ResultRow:
     """Path of the recording replayed or written, relative to the project root."""
     plan: dict[str, Any] | None = None
     """The canonical plan that was checked (for reports), or None."""
+    answer: str | None = None
+    """The planner's raw answer text (its first ``ANSWER_LIMIT`` characters) when there was
+    one, also for unparseable answers; None for older runs and rows without an answer."""
 
     def to_dict(self) -> dict[str, Any]:
         """The row as the JSON object written to results.jsonl."""

@@ -33,7 +33,7 @@ from harness.recording import sample_paths
 from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
 from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
-from harness.run._records import ResultRow, RunManifest
+from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
 
@@ -208,6 +208,7 @@ def run_suite(
         budget=None if budget is None else {**budget.describe(), "stopped": None},
     )
     _write_manifest(run_dir, manifest)
+    _write_prompts(run_dir, suite)
 
     def prepare(item: tuple[ModelSpec, Case, int]) -> Pending:
         model, case, sample = item
@@ -470,6 +471,13 @@ def _run_dir(suite: Suite, out: Path | None, started: datetime, name: str) -> Pa
 def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:
     text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n"
     atomic_write_text(run_dir / "run.json", text)
+
+
+def _write_prompts(run_dir: Path, suite: Suite) -> None:
+    """``prompts.json``: each case's rendered prompt, for the reports."""
+    prompts = {case.id: suite.render_prompt(case) for case in suite.cases}
+    text = json.dumps(prompts, indent=0, ensure_ascii=False) + "\n"
+    atomic_write_text(run_dir / PROMPTS_FILE, text)
 
 
 def _git_commit(root: Path) -> str | None:

@@ -2,7 +2,8 @@
 
 ``make_run(dir, outcomes)`` writes run.json + results.jsonl from a compact description:
 ``outcomes[(model, case)]`` is a string of one status letter per sample
-(``p`` pass, ``f`` fail, ``u`` unparseable, ``m`` missing, ``s`` stale, ``e`` error).
+(``p`` pass, ``w`` pass with an ``isolated_task`` warning, ``f`` fail, ``u`` unparseable,
+``m`` missing, ``s`` stale, ``e`` error). Each run also gets a prompts.json.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from harness.run import ResultRow, RunManifest
 
 LETTERS = {
     "p": "pass",
+    "w": "pass",
     "f": "fail",
     "u": "unparseable",
     "m": "missing",
@@ -51,6 +53,17 @@ def row(suite: str, model: str, case: str, sample: int, letter: str, **extra: An
             "isolated_task": "pass",
             "known_capabilities": "skip",
         }
+        if letter == "w":
+            checks["isolated_task"] = "warn"
+            violations = [
+                {
+                    "check": "isolated_task",
+                    "severity": "warning",
+                    "task": "fetch",
+                    "path": "/tasks/0",
+                    "message": "task fetch is isolated",
+                }
+            ]
         if status == "fail":
             checks["acyclic"] = "fail"
             violations = [
@@ -77,6 +90,11 @@ def row(suite: str, model: str, case: str, sample: int, letter: str, **extra: An
         detail=None if parsed or status == "pass" else f"{status}: synthetic detail",
         recording=f"plan_fixtures/{suite}/{model}/{case}/sample-{sample}.json",
         plan=PLAN if parsed else None,
+        answer=(
+            json.dumps(PLAN)
+            if parsed
+            else ("Sorry, I cannot plan that." if status == "unparseable" else None)
+        ),
     )
 
 
@@ -115,6 +133,8 @@ def make_run(
         format_version=format_version,
     )
     (run_dir / "run.json").write_text(json.dumps(manifest.to_dict()), encoding="utf-8")
+    prompts = {c: f"Plan this goal: {c}" for _, c in outcomes}
+    (run_dir / "prompts.json").write_text(json.dumps(prompts), encoding="utf-8")
     text = "".join(json.dumps(r.to_dict()) + "\n" for r in rows)
     if torn:
         text += json.dumps(row(suite, models[0], "torn-case", 0, "p").to_dict())[:40]

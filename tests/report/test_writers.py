@@ -100,15 +100,15 @@ def test_html_escapes_names(tmp_path: Path) -> None:
     assert "</script><i>" not in html and "<b>m</b>" not in html
 
 
-def test_html_size_is_bounded_by_the_plan_budget(tmp_path: Path) -> None:
-    """Beyond the plan budget plans are left out, and the page says so."""
+def test_html_size_is_bounded_by_the_detail_budget(tmp_path: Path) -> None:
+    """Beyond the detail budget samples' detail is left out, and the page says so."""
     run = make_run(tmp_path / "r", _outcomes(2, 50, "pf"))
     summary = summarize(load_run(run))
-    small = render_html(summary, plan_budget=100)  # less than one plan
+    small = render_html(summary, budget=100)  # less than one plan
     full = render_html(summary)
     assert len(small) < len(full)
-    assert "were left out to keep this file small" in small
-    assert "were left out to keep this file small" not in full
+    assert "detail was left out to keep this file small" in small
+    assert "detail was left out to keep this file small" not in full
 
 
 def test_tags_are_shown(tmp_path: Path) -> None:
