@@ -17,7 +17,7 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import ResultRow, RunResult
+    from harness.run import LiveStats, ResultRow, RunResult, Shard
     from harness.suite import Suite
 
     Progress = Callable[[ResultRow], None]
@@ -56,15 +56,30 @@ def run_command(
     max_calls: int | None = typer.Option(
         None, "--max-calls", help="Live: start at most this many planner calls."
     ),
+    shard: str | None = typer.Option(
+        None, "--shard", help="Run only slice i of n (i/n); join the runs with `planeval merge`."
+    ),
+    batch: bool = typer.Option(
+        False, "--batch", help="Send the calls as OpenAI / Anthropic batches (docs/scale.md)."
+    ),
+    batch_poll: float = typer.Option(
+        30.0, "--batch-poll", help="Seconds between batch status checks.", show_default=True
+    ),
 ) -> None:
     """Evaluate suites: replay recorded planner answers (default) or record them live.
 
     Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
     4 infrastructure errors, 130 interrupted.
     """
-    from harness.run import Budget, live_record_mode, run_suite
+    from harness._errors import InputError
+    from harness.run import Budget, LiveStats, live_record_mode, parse_shard, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
+    try:
+        slice_ = parse_shard(shard) if shard is not None else None
+    except InputError as exc:
+        fail_input(exc)
+    stats = LiveStats()
     budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
 
     def evaluate(suite: Suite, target: Path | None, advance: Progress | None) -> RunResult:
@@ -79,6 +94,11 @@ def run_command(
             fixtures=fixtures,
             prices=prices,
             budget=budget,
+            stats=stats,
+            shard=slice_,
+            batch=batch,
+            batch_poll=batch_poll,
+            notify=_note,
         )
 
     run_and_report(
@@ -89,6 +109,8 @@ def run_command(
         out=out,
         fixtures=fixtures,
         show_progress=mode != "none",
+        stats=stats,
+        shard=slice_,
     )
 
 
@@ -101,6 +123,8 @@ def run_and_report(
     out: Path | None,
     fixtures: Path | None,
     show_progress: bool,
+    stats: LiveStats | None = None,
+    shard: Shard | None = None,
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
@@ -110,6 +134,7 @@ def run_and_report(
     from rich.console import Console
 
     from harness._cli._live_output import print_budget_stop, print_usage
+    from harness._cli._live_progress import live_progress
     from harness._errors import InputError
     from harness.run import RunInterrupted
     from harness.suite import load_suite
@@ -128,7 +153,9 @@ def run_and_report(
         target = out / suite.name if out is not None and len(loaded) > 1 else out
         try:
             total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
-            with _progress(stderr, enabled=show_progress, total=total) as advance:
+            if shard is not None:
+                total = len(shard.select(range(total)))
+            with live_progress(stderr, total=total, stats=stats, enabled=show_progress) as advance:
                 result = evaluate(suite, target, advance)
         except InputError as exc:
             fail_input(exc)
@@ -147,6 +174,12 @@ def run_and_report(
     print_table(stdout, results)
     print_usage(stdout, results)
     raise typer.Exit(worst)
+
+
+def _note(line: str) -> None:
+    """A progress notice of a live run (batch ids, batch status) on stderr."""
+    sys.stderr.write(f"planeval: {line}\n")
+    sys.stderr.flush()
 
 
 def suite_files(args: list[Path]) -> list[Path]:

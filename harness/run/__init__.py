@@ -9,6 +9,7 @@ from harness.run._evaluate import (
 )
 from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
+from harness.run._merge import MergeResult, merge_runs
 from harness.run._records import (
     ANSWER_LIMIT,
     COUNTED_STATUSES,
@@ -20,6 +21,7 @@ from harness.run._records import (
     Status,
 )
 from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
+from harness.run._shard import Shard, parse_shard
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "Budget",
     "LiveControls",
     "LiveStats",
+    "MergeResult",
     "ModelSummary",
     "Pending",
     "ProviderLimits",
@@ -38,6 +41,7 @@ __all__ = [
     "RunInterrupted",
     "RunManifest",
     "RunResult",
+    "Shard",
     "Status",
     "TokenBucket",
     "check_record_mode",
@@ -47,6 +51,8 @@ __all__ = [
     "fixtures_root",
     "limits_from_suite",
     "live_record_mode",
+    "merge_runs",
+    "parse_shard",
     "prepare_one",
     "run_suite",
     "summarize",

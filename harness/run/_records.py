@@ -121,6 +121,12 @@ class RunManifest:
     budget: dict[str, Any] | None = None
     """``{max_cost, max_calls, stopped}`` of a live run with a budget; ``stopped`` says why
     calls were refused (their rows are ``missing``), or is None."""
+    shard: dict[str, int] | None = None
+    """``{index, count, items}`` of a ``--shard i/n`` run (items: of the whole run), else None."""
+    cases: list[str] | None = None
+    """The suite's case ids in order (shard runs: ``merge`` restores the single run's order)."""
+    merged_from: list[str] | None = None
+    """The run ids a ``merge`` joined, else None."""
     prices: dict[str, Any] | None = None
     """The price each model's tokens were costed at (``harness.cost.Price`` fields, with its
     source and date), or None for a model without a price; None for runs made before prices."""

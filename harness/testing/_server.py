@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from harness.testing._batches import BatchBook
+
 __all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
 
 FaultKind = Literal["rate_limit", "server_error", "slow", "drop", "not_json"]
@@ -108,6 +110,7 @@ class _State:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     limit: _RateLimit | None = None
+    batches: Any = None
     rejected: int = 0
     served: int = 0
     answers: list[tuple[str | None, str]] = field(default_factory=list)
@@ -135,6 +138,7 @@ class FakePlannerServer:
         gzip: bool = False,
     ) -> None:
         self._state = _State(latency=latency, planner=planner, gzip=gzip)
+        self._state.batches = BatchBook(answer=self._batch_answer, base_url=lambda: self.url)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -179,6 +183,23 @@ class FakePlannerServer:
     def anthropic_base_url(self) -> str:
         """The ``base_url`` for the Anthropic SDK."""
         return self.url
+
+    @property
+    def batch_api(self) -> BatchBook:
+        """The batch endpoints' state: set ``held``, ``polls_until_done``, ``fail_when``,
+        ``expire_after``; read ``created`` and ``batches`` (see ``harness.testing._batches``)."""
+        book: BatchBook = self._state.batches
+        return book
+
+    def _batch_answer(self, flavour: str, body: dict[str, Any]) -> dict[str, Any]:
+        state = self._state
+        prompt = _prompt_of(body)
+        with state.lock:
+            text = next((t for w, t in state.answers if w is None or w in prompt), None)
+        text = text if text is not None else state.planner(prompt)
+        if flavour == "openai":
+            return _openai_reply(body, text, state.cached_tokens, state.reasoning_tokens)
+        return _anthropic_reply(body, text, state.cached_tokens)
 
     # -- scripting -------------------------------------------------------------------------
     def answer(self, text: str, *, when: str | None = None) -> None:
@@ -258,6 +279,15 @@ class FakePlannerServer:
             self._state.served = 0
             self._state.cached_tokens = 0
             self._state.reasoning_tokens = 0
+        book = self._state.batches
+        with book.lock:
+            book.held = False
+            book.polls_until_done = 1
+            book.fail_when.clear()
+            book.expire_after = None
+            book.batches.clear()
+            book.files.clear()
+            book.created = 0
 
     @property
     def requests(self) -> list[ReceivedRequest]:
@@ -288,8 +318,37 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet."""
 
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path == "/_stats":
+            with self.state.lock:
+                stats = {"served": self.state.served, "rejected": self.state.rejected}
+            self._send(200, stats)
+            return
+        if self.state.batches.handles("GET", path):
+            self._send_batch(self.state.batches.serve("GET", path, self.headers, b""))
+            return
+        self._send(404, {"error": {"message": f"no route {path}"}})
+
+    def _send_batch(self, reply: tuple[int, Any, str]) -> None:
+        code, payload, kind = reply
+        if isinstance(payload, str):
+            data = payload.encode("utf-8")
+            self.send_response(code)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        else:
+            self._send(code, payload)
+
     def do_POST(self) -> None:
         state = self.state
+        path = self.path.split("?", 1)[0]
+        if state.batches.handles("POST", path):
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self._send_batch(state.batches.serve("POST", path, self.headers, raw))
+            return
         with state.lock:
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
