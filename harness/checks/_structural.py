@@ -1,4 +1,4 @@
-"""The structural checks of DESIGN.md, in one linear pass plus graph passes without recursion.
+"""The structural checks of docs/design.md, in one linear pass plus graph passes without recursion.
 
 Tasks are addressed by their index in the plan; ids map to the first task that has them.
 Reachability questions ("is p a strict ancestor of c?") are answered with ancestor bitsets

@@ -141,6 +141,30 @@ def _lists(c: Comparison, heading: str, fmt: Any) -> list[str]:
     return out
 
 
+DIFF_LIMIT = 5
+"""Flips whose plan diff the markdown shows (pass -> fail first)."""
+
+
+def _diff_lines(c: Comparison) -> list[str]:
+    """A short plan diff of the worst flips, one bullet each."""
+    from harness.compare._flip_detail import flip_details
+
+    details = flip_details(c, DIFF_LIMIT)
+    if not details:
+        return []
+    out = ["### What changed in the plans", ""]
+    for fd in details:
+        f = fd.flip
+        out.append(
+            f"- **{fd.direction}** `{md_cell(f.model, 60)}` / `{md_cell(f.case, 60)}` "
+            f"({f.base} -> {f.cand}): {md_cell(fd.diff.summary(), 400)}"
+        )
+    total = len(c.to_fail) + len(c.to_pass)
+    if total > len(details):
+        out.append(f"- …and {total - len(details)} more flips (see `--format html`)")
+    return [*out, ""]
+
+
 def _figure_lines(c: Comparison) -> list[str]:
     """The ``MODEL_COLUMNS`` figures, base -> candidate, as a markdown table."""
     cols = [col for col in MODEL_COLUMNS if col.in_compare]
@@ -196,6 +220,7 @@ def render_markdown(c: Comparison) -> str:
     )
     if lists:
         lines += ["### Changes", "", *[x if x.startswith("  ") else f"- {x}" for x in lists], ""]
+    lines += _diff_lines(c)
     lines += _figure_lines(c)
     deltas = _top_deltas(c, 15)
     if deltas:

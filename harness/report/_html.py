@@ -12,6 +12,7 @@ import json
 from html import escape
 from typing import Any
 
+from harness._format import format_rate
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, pct
@@ -55,8 +56,9 @@ def _chart(s: Summary) -> str:
             continue
         w = bar_w * float(r["rate"])
         lo, hi = label_w + bar_w * float(r["low"]), label_w + bar_w * float(r["high"])
+        shown = _rate(r, "passed", "counted")
         tip = (
-            f"{escape(name)}: {pct(r['rate'])} ({count(r['passed'])}/{count(r['counted'])}), "
+            f"{escape(name)}: {shown} ({count(r['passed'])}/{count(r['counted'])}), "
             f"95% CI {interval(r['low'], r['high'])}"
         )
         parts.append(
@@ -66,12 +68,17 @@ def _chart(s: Summary) -> str:
             f'stroke-width="1.5"/><line x1="{lo:.1f}" y1="{y + 5}" x2="{lo:.1f}" y2="{y + 17}" '
             f'stroke="#1f2328" stroke-width="1.5"/><line x1="{hi:.1f}" y1="{y + 5}" '
             f'x2="{hi:.1f}" y2="{y + 17}" stroke="#1f2328" stroke-width="1.5"/>'
-            f'<text x="{label_w + bar_w + 10}" y="{y + 15}" font-size="12">{pct(r["rate"])} '
+            f'<text x="{label_w + bar_w + 10}" y="{y + 15}" font-size="12">{shown} '
             f'<tspan fill="#57606a">[{interval(r["low"], r["high"])}] n={count(r["counted"])}'
             "</tspan></text></g>"
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _rate(r: Any, k: str, n: str) -> str:
+    """``format_rate`` of two count columns (never 100% with a failure)."""
+    return format_rate(int(r[k]), int(r[n]))
 
 
 def _model_table(s: Summary) -> str:
@@ -84,10 +91,10 @@ def _model_table(s: Summary) -> str:
     for model, r in m.sort_values("rate", ascending=False, na_position="last").iterrows():
         cells = [
             f"<td><code>{escape(str(model))}</code></td>",
-            f'<td class="num"><b>{pct(r["rate"])}</b></td>',
+            f'<td class="num"><b>{_rate(r, "passed", "counted")}</b></td>',
             f'<td class="num">{interval(r["low"], r["high"])}</td>',
             f'<td class="num">{count(r["passed"])} / {count(r["counted"])}</td>',
-            f'<td class="num">{pct(r["parse_rate"])}</td>',
+            f'<td class="num">{_rate(r, "parsed", "counted")}</td>',
         ]
         if k > 1:
             cells += [f'<td class="num">{pct(r[x])}</td>' for x in ("pass_at_k", "pass_hat_k")]
@@ -125,7 +132,8 @@ def _tag_table(s: Summary) -> str:
                 f"95% CI {interval(r['low'], r['high'])}; {count(r['not_counted'])} not counted"
             )
             heat = _heat(1.0 - float(r["rate"]))
-            out.append(f'<td class="num" title="{escape(tip)}"{heat}>{pct(r["rate"])}</td>')
+            rate = _rate(r, "passed", "counted")
+            out.append(f'<td class="num" title="{escape(tip)}"{heat}>{rate}</td>')
         out.append("</tr>")
     return "".join(out) + "</table></div>"
 
@@ -155,7 +163,8 @@ def _check_table(s: Summary) -> str:
             only_warn = warned > 0 and errors == 0
             heat = _heat(float(r["rate"]), warn=only_warn)
             cls = "num w" if only_warn else "num"
-            label = f"{pct(r['rate'])} warn" if only_warn else pct(r["rate"])
+            rate = _rate(r, "failed", "evaluated")
+            label = f"{rate} warn" if only_warn else rate
             out.append(f'<td class="{cls}" title="{escape(tip)}"{heat}>{label}</td>')
         out.append("</tr>")
     return "".join(out) + "</table></div>"
@@ -257,7 +266,7 @@ def render_html(summary: Summary, *, budget: int = DETAIL_BUDGET) -> str:
 <h1>planeval report: <code>{escape(run.suite)}</code></h1>
 <div class="meta">{meta}</div>
 {warn}
-<p class="headline"><b>{pct(t["rate"])}</b> of counted results pass
+<p class="headline"><b>{format_rate(t["passed"], t["counted"])}</b> of counted results pass
 ({count(t["passed"])} of {count(t["counted"])}).
 {count(t["unparseable"])} unparseable (counted as failures).
 Not counted in any rate: {count(t["missing"])} missing, {count(t["stale"])} stale,

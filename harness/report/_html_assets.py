@@ -5,7 +5,7 @@ pages); ``JS`` is the report's case table."""
 
 from __future__ import annotations
 
-__all__ = ["CSS", "GRAPH_JS", "JS"]
+__all__ = ["COMPARE_JS", "CSS", "GRAPH_JS", "JS"]
 
 CSS = """
 :root{--pass:#1a7f37;--fail:#cf222e;--unparseable:#bc4c00;--missing:#6e7781;--stale:#8250df;
@@ -65,7 +65,7 @@ svg text{font-family:inherit}
 """
 
 GRAPH_JS = r"""
-function planGraph(plan,marks){/* marks: {bad:Set ids, warn:Set ids, badEdges:Set 'from>to', add:Set ids, chg:Set ids, addEdges:Set, delEdges:Set} */
+function planGraph(plan,marks){/* marks: {bad, warn, del, add, chg: Sets of task ids; badEdges, addEdges, delEdges: Sets of 'from>to'} */
  marks=marks||{};const S=k=>marks[k]||new Set();
  const tasks=(plan&&plan.tasks)||[];if(!tasks.length||tasks.length>80)return null;
  const ids=tasks.map(t=>String(t.id));const idx=new Map(ids.map((x,i)=>[x,i]));
@@ -86,16 +86,17 @@ function planGraph(plan,marks){/* marks: {bad:Set ids, warn:Set ids, badEdges:Se
  const mk=(id,c)=>'<marker id="'+uid+id+'" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="'+c+'"/></marker>';
  const defs=document.createElementNS(NS,'defs');defs.innerHTML=mk('n','#8c959f')+mk('r','#cf222e')+mk('g','#1a7f37');svg.appendChild(defs);
  edges.forEach(([j,i,kind])=>{const back=layer[j]>=layer[i];const key=ids[j]+'>'+ids[i];
-  const bad=back||S('badEdges').has(key);const added=S('addEdges').has(key);
+  const bad=back||S('badEdges').has(key)||S('delEdges').has(key);const added=S('addEdges').has(key);
   const ln=document.createElementNS(NS,'path');const [x1,y1]=[pos[j][0]+W,pos[j][1]+H/2];const [x2,y2]=[pos[i][0],pos[i][1]+H/2];
   ln.setAttribute('d',back?`M${pos[j][0]+W/2},${pos[j][1]} C${pos[j][0]+W/2},${pos[j][1]-30} ${pos[i][0]+W/2},${pos[i][1]-30} ${pos[i][0]+W/2},${pos[i][1]}`:`M${x1},${y1} C${x1+25},${y1} ${x2-25},${y2} ${x2},${y2}`);
   const col=bad?'#cf222e':(added?'#1a7f37':'#8c959f');ln.setAttribute('fill','none');ln.setAttribute('stroke',col);
-  ln.setAttribute('stroke-width',bad||added?'2':'1.2');ln.setAttribute('data-edge',key);if(bad)ln.setAttribute('class','bad-edge');else if(added)ln.setAttribute('class','added-edge');
+  ln.setAttribute('stroke-width',bad||added?'2':'1.2');ln.setAttribute('data-edge',key);if(S('delEdges').has(key))ln.setAttribute('class','removed-edge');else if(bad)ln.setAttribute('class','bad-edge');else if(added)ln.setAttribute('class','added-edge');
   if(back||kind==='need')ln.setAttribute('stroke-dasharray','4 3');ln.setAttribute('marker-end','url(#'+uid+(bad?'r':(added?'g':'n'))+')');svg.appendChild(ln);});
  tasks.forEach((t,i)=>{const id=String(t.id);const g=document.createElementNS(NS,'g');const r=document.createElementNS(NS,'rect');
   r.setAttribute('x',pos[i][0]);r.setAttribute('y',pos[i][1]);r.setAttribute('width',W);r.setAttribute('height',H);r.setAttribute('rx',5);
   let fill='#ddf4ff',stroke='#54aeff',cls='task';
-  if(S('bad').has(id)){fill='#ffebe9';stroke='#cf222e';cls='task bad-task';}else if(S('warn').has(id)){fill='#fff8c5';stroke='#9a6700';cls='task warn-task';}
+  if(S('del').has(id)){fill='#ffebe9';stroke='#cf222e';cls='task removed-task';}
+  else if(S('bad').has(id)){fill='#ffebe9';stroke='#cf222e';cls='task bad-task';}else if(S('warn').has(id)){fill='#fff8c5';stroke='#9a6700';cls='task warn-task';}
   else if(S('add').has(id)){fill='#dafbe1';stroke='#1a7f37';cls='task added-task';}else if(S('chg').has(id)){fill='#fff8c5';stroke='#9a6700';cls='task changed-task';}
   r.setAttribute('fill',fill);r.setAttribute('stroke',stroke);g.setAttribute('class',cls);g.setAttribute('data-task',id);g.appendChild(r);
   const tx=document.createElementNS(NS,'text');tx.setAttribute('x',pos[i][0]+8);tx.setAttribute('y',pos[i][1]+21);
@@ -198,5 +199,20 @@ function fromHash(){const h=location.hash.slice(1);if(!h)return;const p=new URLS
  open(tr,pos.get(id),mi>=0?{model:mi,sample:Number.isInteger(k)?k:null}:null);
  const target=mi>=0?tr.nextSibling.querySelector('.model-block[data-model="'+CSS.escape(D.models[mi])+'"]'):tr;(target||tr).scrollIntoView({block:'start'});}
 render();fromHash();window.addEventListener('hashchange',()=>{document.querySelectorAll('tr.detail').forEach(x=>x.remove());fromHash();});
+})();
+"""
+
+COMPARE_JS = r"""
+(function(){
+const F=JSON.parse(document.getElementById('flip-data').textContent);
+const set=a=>new Set(a||[]);const edgeKeys=a=>new Set((a||[]).map(e=>e[0]+'>'+e[1]));
+function draw(det){if(det.getAttribute('data-drawn'))return;det.setAttribute('data-drawn','1');const f=F[+det.getAttribute('data-flip')];
+ [['base',f.base,{...violationMarks(f.base,f.bv),del:set(f.diff.removed),delEdges:edgeKeys(f.diff.edges_removed)}],
+  ['cand',f.cand,{...violationMarks(f.cand,f.cv),add:set(f.diff.added),chg:set(f.diff.changed.map(x=>x.cand)),addEdges:edgeKeys(f.diff.edges_added)}]].forEach(([side,plan,marks])=>{
+  const box=det.querySelector('.graph-'+side);const g=plan?planGraph(plan,marks):null;
+  if(g)box.appendChild(g);else{const n=document.createElement('div');n.className='note';n.textContent=plan?'graph not drawn (no tasks, or more than 80)':'no plan (the answer did not parse or no sample counted)';box.appendChild(n);}});}
+document.querySelectorAll('details.flip').forEach(d=>{d.addEventListener('toggle',()=>{if(d.open){draw(d);history.replaceState(null,'','#flip='+encodeURIComponent(d.getAttribute('data-key')));}});});
+const h=new URLSearchParams(location.hash.slice(1)).get('flip');
+if(h!==null){const d=[...document.querySelectorAll('details.flip')].find(x=>x.getAttribute('data-key')===h);if(d){d.open=true;draw(d);d.scrollIntoView({block:'start'});}}
 })();
 """

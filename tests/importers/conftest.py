@@ -1,5 +1,5 @@
 """Fixtures for the importer tests: a CLI runner (``shared_data`` comes from tests/conftest.py:
-the public data beside the checkout; its absence fails the tests, never skips them)."""
+the public data beside the checkout; the tests that need it skip when it is absent)."""
 
 from __future__ import annotations
 

@@ -116,11 +116,9 @@ class TestReplayMatching:
             read_cassette(path)
 
 
-def test_ruby_vcr_cassettes_replay(tmp_path: Path) -> None:
+def test_ruby_vcr_cassettes_replay(shared_data: Path) -> None:
     """The real agentic gem cassette (Ruby VCR format) yields its recorded gpt-4o answer."""
-    source = Path("/work/shared/data/agentic/plan_ruby_coding_agent.yml")
-    if not source.exists():
-        pytest.skip("shared data not present")
+    source = shared_data / "agentic" / "plan_ruby_coding_agent.yml"
     pairs = read_cassette(source)
     body = replay_response(pairs)
     assert body["model"].startswith("gpt-4o")
