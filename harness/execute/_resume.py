@@ -64,6 +64,9 @@ def decide_resume(
     rerun = frozenset(graph.downstream([start])) if start is not None else frozenset()
     if state is None:
         return ResumeDecision((), {}, {}, from_task=start, rerun=rerun, forced=forced)
+    doubtful = [t for t in state.suspect if t in graph.dependents]
+    if doubtful:  # damage left two outputs: the task and everything fed by it run again
+        rerun = rerun | frozenset(graph.downstream(doubtful))
 
     plan_ids = set(plan.task_ids)
     by_description = _unique_journal_descriptions(state, plan_ids)

@@ -13,20 +13,29 @@ from __future__ import annotations
 import json
 import math
 import time
+import zlib
 from typing import Any, Final
 
 from harness._errors import JournalError
 
 __all__ = [
+    "CHECKSUM_KEY",
     "EVENTS",
     "JOURNAL_VERSION",
     "TASK_EVENTS",
     "EventNotSerializableError",
+    "checksum_state",
     "encode_event",
 ]
 
-JOURNAL_VERSION: Final = 1
-"""Version of the journal format planeval writes (recorded in ``plan_started``)."""
+JOURNAL_VERSION: Final = 2
+"""Version of the journal format planeval writes (recorded in ``plan_started``). Version 2
+adds the ``crc32`` checksum to every line; version 1 journals (and the gem's) have none."""
+
+CHECKSUM_KEY: Final = "crc32"
+"""The checksum field: the last key of every line planeval writes (see ``checksum_state``)."""
+_CRC_INFIX = ',"crc32":"'
+_CRC_SUFFIX_LEN = len(_CRC_INFIX) + 8 + 2  # ,"crc32":"xxxxxxxx"}
 
 TASK_EVENTS: Final = frozenset({"task_started", "task_succeeded", "task_failed", "task_blocked"})
 """Events about one task: each carries a string ``task_id``."""
@@ -93,10 +102,33 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
             pointer=pointer,
         ) from None
     try:
-        return (text + "\n").encode("utf-8")
+        body = text[:-1].encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate in a string: escape it as \udxxx so the line stays valid UTF-8.
-        return (_ENCODE_ASCII(record) + "\n").encode()
+        body = _ENCODE_ASCII(record)[:-1].encode()
+    return body + b',"crc32":"%08x"}\n' % zlib.crc32(body)
+
+
+def checksum_state(line: str) -> str:
+    """Whether a line (its ``\n`` removed) carries a checksum and whether it matches.
+
+    The checksum is CRC-32 (``zlib.crc32``) of the line's UTF-8 bytes before
+    ``,"crc32":"`` , written as 8 lowercase hex digits in the last field. Readers that do
+    not know it see one more field and ignore it.
+
+    Returns:
+        ``"ok"`` (present and matching), ``"bad"`` (present, not matching) or ``"none"``.
+    """
+    if line[-_CRC_SUFFIX_LEN : -_CRC_SUFFIX_LEN + len(_CRC_INFIX)] != _CRC_INFIX or not (
+        line.endswith('"}')
+    ):
+        return "none"
+    body = line[:-_CRC_SUFFIX_LEN]
+    try:
+        crc = zlib.crc32(body.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "bad"
+    return "ok" if f"{crc:08x}" == line[-10:-2] else "bad"
 
 
 def _first_bad_value(value: Any, pointer: str = "") -> tuple[str, str]:

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
+from zlib import crc32
 
 from harness._errors import JournalError
-from harness.journal._events import TASK_EVENTS
+from harness.journal._events import TASK_EVENTS, checksum_state
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 
 __all__ = ["replay"]
@@ -25,6 +26,10 @@ __all__ = ["replay"]
 ReplayMode = Literal["tolerant", "strict"]
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _EXCERPT = 80
+_CRC_INFIX = ',"crc32":"'
+_CHECKSUM_MISMATCH = "checksum mismatch: the line changed after it was written (not restored)"
+_CHECKSUM_MISSING_V2 = "no checksum, though its journal_version says every line has one"
+_CHECKSUM_MISSING = "no checksum, though the lines before it have one (not restored)"
 
 
 class _Task:
@@ -158,6 +163,8 @@ class _Replayer:
         self.resumes = 0
         self.interruptions = 0
         self.torn: Damage | None = None
+        self.checksummed = False  # a checksummed line was seen: every later one needs one
+        self.suspect: dict[str, None] = {}
 
     def run(self, lines: Iterable[str | bytes]) -> ReplayState:
         """Replay lines (``str``; ``bytes`` for a line that is not valid UTF-8)."""
@@ -181,6 +188,20 @@ class _Replayer:
                 events = 0
                 self._tail(line, line_no)
                 break
+            # The checksum (CRC-32 of the bytes before ,"crc32":"), checked before parsing.
+            has_crc = False
+            if line[-21:-11] == _CRC_INFIX and line[-3:] == '"}\n':
+                try:
+                    crc = crc32(line[:-21].encode())
+                except UnicodeEncodeError:
+                    crc = -1
+                if f"{crc:08x}" != line[-11:-3]:
+                    self._damaged(line_no, _CHECKSUM_MISMATCH, line)
+                    continue
+                self.checksummed = has_crc = True
+            elif self.checksummed:
+                self._damaged(line_no, _CHECKSUM_MISSING, line)
+                continue
             try:
                 # The C scanner parses the object; json.loads only when something follows it
                 # (or it did not start), to validate exactly as json.loads would.
@@ -210,6 +231,9 @@ class _Replayer:
                 self._damaged(line_no, "an object without a string 'event' field", line)
                 continue
             if event not in TASK_EVENTS:
+                if not has_crc and event == "plan_started" and _versioned(entry):
+                    self._damaged(line_no, _CHECKSUM_MISSING_V2, line)
+                    continue
                 events += 1
                 self._plan_event(event, entry, line_no)
                 completed = self.completed  # a resume may replace it
@@ -277,6 +301,17 @@ class _Replayer:
             return
         if event == "task_succeeded":
             if task.status == "succeeded":
+                if self.damage and entry.get("output") != task.output:
+                    # A damaged line earlier may have been the resume that dropped the first
+                    # success: which output is current cannot be told, so neither is trusted.
+                    self.suspect[task.task_id] = None
+                    self._damaged(
+                        line_no,
+                        f"a second task_succeeded for {task.task_id!r} with another output after"
+                        " a damaged line: neither output is trusted, the task runs again",
+                        "",
+                    )
+                    return
                 self.damage.append(
                     Damage(
                         line_no,
@@ -369,10 +404,14 @@ class _Replayer:
 
     def _tail(self, raw: str, line_no: int) -> None:
         """The last line has no newline: a complete event, or a torn one."""
-        try:
-            entry = json.loads(raw)
-        except ValueError:
+        checksum = checksum_state(raw)
+        if checksum == "bad" or (checksum == "none" and self.checksummed):
             entry = None
+        else:
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                entry = None
         if type(entry) is dict and type(entry.get("event")) is str:
             # Only the newline is missing: keep the event (the writer completes the line).
             self.events += 1
@@ -397,7 +436,13 @@ class _Replayer:
         self.damage.append(Damage(line_no, reason, _excerpt(raw)))
 
     def _state(self) -> ReplayState:
+        for task_id in self.suspect:
+            if task_id in self.completed:
+                del self.completed[task_id]
+                self.tasks[task_id].status = "pending"
+                self.tasks[task_id].output = None
         return ReplayState(
+            suspect=tuple(self.suspect),
             path=self.source,
             plan_id=self.plan_id,
             plan_hash=self.plan_hash,
@@ -413,6 +458,12 @@ class _Replayer:
             interruptions=self.interruptions,
             repairs=tuple(self.repairs),
         )
+
+
+def _versioned(entry: dict[str, Any]) -> bool:
+    """True for a ``plan_started`` of journal version 2 or later (every line checksummed)."""
+    version = entry.get("journal_version")
+    return type(version) is int and version >= 2
 
 
 def _attempt(entry: dict[str, Any]) -> int:

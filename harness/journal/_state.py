@@ -112,6 +112,9 @@ class ReplayState:
     """How many ``plan_interrupted`` events."""
     repairs: tuple[Mapping[str, Any], ...] = ()
     """``journal_repaired`` events: torn tails cut off before appending."""
+    suspect: tuple[str, ...] = ()
+    """Tasks whose success is in doubt because of damage (two different outputs after a
+    damaged line): not restored, and a resume runs them and their downstream again."""
 
     @property
     def outputs(self) -> dict[str, Any]:
@@ -161,6 +164,7 @@ class ReplayState:
             "damage": [d.to_dict() for d in self.damage],
             "torn_tail": self.torn_tail.to_dict() if self.torn_tail else None,
             "repairs": [dict(r) for r in self.repairs],
+            "suspect": list(self.suspect),
         }
 
 

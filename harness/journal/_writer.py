@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from harness._errors import InfrastructureError, JournalError
-from harness.journal._events import encode_event
+from harness.journal._events import checksum_state, encode_event
 
 __all__ = ["JournalStorageError", "JournalWriter", "TornTailRepair", "prepare_journal_folder"]
 
@@ -233,7 +233,10 @@ class JournalWriter:
 
 def _is_whole_event(data: bytes) -> bool:
     try:
-        entry = json.loads(data.decode())
+        text = data.decode()
+        if checksum_state(text) == "bad":
+            return False
+        entry = json.loads(text)
     except ValueError:
         return False
     return isinstance(entry, dict) and isinstance(entry.get("event"), str)
