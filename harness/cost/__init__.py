@@ -8,7 +8,14 @@ unknown cost, never a guessed one.
 from __future__ import annotations
 
 from harness.cost._prices import PRICES_FORMAT, Price, PriceTable, default_prices, load_prices
-from harness.cost._render import format_tokens, format_usd, usage_markdown, usage_table_rows
+from harness.cost._render import (
+    compare_usage,
+    compare_usage_markdown,
+    format_tokens,
+    format_usd,
+    usage_markdown,
+    usage_table_rows,
+)
 from harness.cost._resolve import model_prices, price_table, run_prices
 from harness.cost._usage import UsageSummary, call_cost, summarize_usage
 from harness.providers._usage import USAGE_KEYS, usage_from_body
@@ -20,6 +27,8 @@ __all__ = [
     "PriceTable",
     "UsageSummary",
     "call_cost",
+    "compare_usage",
+    "compare_usage_markdown",
     "default_prices",
     "format_tokens",
     "format_usd",

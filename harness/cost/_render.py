@@ -8,7 +8,14 @@ from typing import Any
 from harness.cost._prices import Price
 from harness.cost._usage import UsageSummary, summarize_usage
 
-__all__ = ["format_tokens", "format_usd", "usage_markdown", "usage_table_rows"]
+__all__ = [
+    "compare_usage",
+    "compare_usage_markdown",
+    "format_tokens",
+    "format_usd",
+    "usage_markdown",
+    "usage_table_rows",
+]
 
 NONE = "—"
 """Shown for rows that report no usage (command and dataset models)."""
@@ -94,3 +101,57 @@ def usage_markdown(
         )
     lines.append("")
     return lines
+
+
+def compare_usage(
+    base: Iterable[Mapping[str, Any] | Any],
+    base_prices: Mapping[str, Price | None],
+    cand: Iterable[Mapping[str, Any] | Any],
+    cand_prices: Mapping[str, Price | None],
+) -> dict[str, Any] | None:
+    """Tokens and cost of both runs per model and in total (None when neither has usage)."""
+    base_models, base_total = summarize_usage(base, base_prices)
+    cand_models, cand_total = summarize_usage(cand, cand_prices)
+    if not base_total.calls and not cand_total.calls:
+        return None
+    by_model: dict[str, dict[str, Any]] = {}
+    for side, summaries in (("base", base_models), ("cand", cand_models)):
+        for s in summaries:
+            by_model.setdefault(str(s.model), {"base": None, "cand": None})[side] = s.to_dict()
+    return {
+        "models": by_model,
+        "total": {"base": base_total.to_dict(), "cand": cand_total.to_dict()},
+    }
+
+
+def compare_usage_markdown(usage: dict[str, Any] | None) -> list[str]:
+    """The ``### Tokens and cost`` section of ``compare --format markdown``."""
+    if usage is None:
+        return []
+    lines = [
+        "### Tokens and cost",
+        "",
+        "| model | tokens base | tokens candidate | cost base | cost candidate "
+        "| cost / pass base | cost / pass candidate |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    rows = [*usage["models"].items(), ("**total**", usage["total"])]
+    for model, sides in rows:
+        cells = [model if model.startswith("**") else f"`{model}`"]
+        for key in ("tokens", "cost_usd", "cost_per_pass_usd"):
+            for side in ("base", "cand"):
+                data = sides.get(side)
+                cells.append(_cell(data, key))
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _cell(data: dict[str, Any] | None, key: str) -> str:
+    if not data or not data.get("tokens"):
+        return NONE
+    if key == "tokens":
+        tokens = data["tokens"]
+        return f"{tokens.get('input', 0) + tokens.get('output', 0):,}"
+    if key == "cost_per_pass_usd" and not data.get("passes"):
+        return "no pass"
+    return format_usd(data.get(key))

@@ -98,6 +98,7 @@ class UsageSummary:
         return {
             "model": self.model,
             "rows": self.rows,
+            "passes": self.passes,
             "calls_with_usage": self.calls,
             "tokens": dict(self.tokens) if self.calls else None,
             "cost_usd": self.known_cost,

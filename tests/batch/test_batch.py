@@ -113,7 +113,7 @@ def test_killed_while_waiting_resumes_the_same_batch(
         str(out),
     ]
     proc = subprocess.Popen(
-        command, env={**os.environ, **KEYS}, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command, env={**os.environ, **KEYS}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         deadline = time.monotonic() + 60

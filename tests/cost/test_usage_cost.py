@@ -189,3 +189,33 @@ class TestRecordedAndReplayed:
         lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
         rows = [json.loads(x) for x in lines]
         assert all(r["tokens"] is None for r in rows if r["model"] == "script")
+
+
+class TestCompare:
+    def test_compare_shows_tokens_and_cost_of_both_runs(
+        self, tmp_path: Path, server: FakePlannerServer
+    ) -> None:
+        """`compare` has a tokens-and-cost section and a `usage` key in its JSON."""
+        path = _suite(tmp_path, server, prices=True)
+        for name in ("a", "b"):
+            code = (
+                CliRunner()
+                .invoke(app, ["run", str(path), "--live", "--out", str(tmp_path / name)], env=KEYS)
+                .exit_code
+            )
+            assert code == 0
+        result = CliRunner().invoke(
+            app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "markdown"]
+        )
+        assert result.exit_code == 0, result.stderr
+        assert "### Tokens and cost" in result.stdout and "$" in result.stdout
+        section = result.stdout[result.stdout.index("### Tokens and cost") :]
+        script = next(x for x in section.splitlines() if x.startswith("| `script`"))
+        assert script.count("—") == 6  # no usage on either side, never 0
+        data = json.loads(
+            CliRunner()
+            .invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"])
+            .stdout
+        )
+        assert data["usage"]["models"]["gpt"]["base"]["cost_usd"] > 0
+        assert data["usage"]["models"]["script"]["cand"]["tokens"] is None
