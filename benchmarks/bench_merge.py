@@ -74,7 +74,7 @@ def write_shards(root: Path, shards: int, rows: int) -> list[Path]:
             finished_at="2026-12-01T00:01:00+00:00",
             counts={"pass": rows},
             shard={"index": s + 1, "count": shards, "items": total},
-            cases=cases,
+            case_ids=cases,
         )
         (run / "run.json").write_text(json.dumps(manifest.to_dict()), encoding="utf-8")
         dirs.append(run)

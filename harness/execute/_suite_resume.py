@@ -18,13 +18,10 @@ from typing import Any
 from harness._errors import InputError, PlanLoadError
 from harness.execute._resume_eval import CRASH_MODES, CrashMode, resume_scenarios
 from harness.plan import Plan
-from harness.run import ResultRow, RunResult, run_suite
+from harness.run import RESUME_SUFFIX, ResultRow, RunResult, run_suite
 from harness.suite import Suite
 
 __all__ = ["RESUME_SUFFIX", "resume_eval_suite", "resume_row"]
-
-RESUME_SUFFIX = ".resume"
-"""Appended to the suite name of a resume-eval run."""
 
 _FSYNC_EVERY = 10_000
 """Simulated crashes keep the process alive: fsync would only cost time."""

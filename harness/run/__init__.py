@@ -7,6 +7,7 @@ from harness.run._evaluate import (
     fixtures_root,
     prepare_one,
 )
+from harness.run._finish import RESUME_SUFFIX, finish_command
 from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
 from harness.run._merge import MergeResult, merge_runs
@@ -29,6 +30,7 @@ __all__ = [
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
     "PROMPTS_FILE",
+    "RESUME_SUFFIX",
     "STATUSES",
     "Budget",
     "LiveControls",
@@ -48,6 +50,7 @@ __all__ = [
     "count_statuses",
     "estimate_prompt_tokens",
     "evaluate_one",
+    "finish_command",
     "fixtures_root",
     "limits_from_suite",
     "live_record_mode",

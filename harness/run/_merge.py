@@ -210,7 +210,7 @@ def _rows(shards: list[_Shard]) -> list[tuple[tuple[str, str, int], str, str]]:
     models = {m["id"]: i for i, m in enumerate(shards[0].manifest.models)}
     cases: dict[str, int] = {}
     for shard in shards:
-        for case in shard.manifest.cases or ():
+        for case in shard.manifest.case_ids or ():
             cases.setdefault(case, len(cases))
     for shard in shards:
         for (_model, case, _sample), _status, _line in shard.lines:

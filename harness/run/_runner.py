@@ -224,7 +224,8 @@ def run_suite(
         prices={k: p.to_dict() if p is not None else None for k, p in costs.items()},
         budget=None if budget is None else {**budget.describe(), "stopped": None},
         shard=None if shard is None else shard.describe(len(every)),
-        cases=None if shard is None else [c.id for c in suite.cases],
+        case_ids=None if shard is None else [c.id for c in suite.cases],
+        cases=len(suite.cases),
     )
     _write_manifest(run_dir, manifest)
     batched: dict[tuple[str, str, int], BatchFailure] | None = None
