@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -17,7 +16,7 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import LiveStats, ResultRow, RunResult, Shard
+    from harness.run import LiveStats, ResultRow, RunResult, Shard, StopRequest
     from harness.suite import Suite
 
     Progress = Callable[[ResultRow], None]
@@ -75,14 +74,16 @@ def run_command(
     from harness.run import Budget, LiveStats, live_record_mode, parse_shard, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
+    budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
     try:
         slice_ = parse_shard(shard) if shard is not None else None
     except InputError as exc:
         fail_input(exc)
     stats = LiveStats()
-    budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
 
-    def evaluate(suite: Suite, target: Path | None, advance: Progress | None) -> RunResult:
+    def evaluate(
+        suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
+    ) -> RunResult:
         return run_suite(
             suite,
             models=model or None,
@@ -92,6 +93,7 @@ def run_command(
             out=target,
             progress=advance,
             fixtures=fixtures,
+            stop=stop,
             prices=prices,
             budget=budget,
             stats=stats,
@@ -114,9 +116,15 @@ def run_command(
     )
 
 
+def _note(line: str) -> None:
+    """A progress notice of a live run (batch ids, batch status) on stderr."""
+    sys.stderr.write(f"planeval: {line}\n")
+    sys.stderr.flush()
+
+
 def run_and_report(
     suites: list[Path],
-    evaluate: Callable[[Suite, Path | None, Progress | None], RunResult],
+    evaluate: Callable[[Suite, Path | None, Progress | None, StopRequest], RunResult],
     *,
     models: list[str],
     samples: int | None,
@@ -128,58 +136,84 @@ def run_and_report(
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
-    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, run_folder, progress)`` makes one
-    suite's run.
+    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, run_folder, progress, stop)``
+    makes one suite's run. A suite that cannot be loaded or run is reported at the end (exit
+    2) and the others still run. SIGINT and SIGTERM stop the run under way the same way:
+    finished rows kept, run.json marked interrupted, one line saying how to finish, exit 130.
     """
-    from rich.console import Console
-
     from harness._cli._live_output import print_budget_stop, print_usage
     from harness._cli._live_progress import live_progress
+    from harness._cli._run_table import console_width, print_failing, print_table
     from harness._errors import InputError
-    from harness.run import RunInterrupted
+    from harness.run import RunInterrupted, StopRequest, finish_command, stop_on_signals
     from harness.suite import load_suite
 
-    # Logs (CI) are not terminals: give tables room instead of rich's 80-column default.
-    stdout = Console(width=None if sys.stdout.isatty() else 160)
-    stderr = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
-    try:
-        paths = suite_files(suites)
-        loaded = [load_suite(path) for path in paths]
-    except InputError as exc:
-        fail_input(exc)
-    worst = 0
-    results: list[RunResult] = []
-    for path, suite in zip(paths, loaded, strict=True):
-        target = out / suite.name if out is not None and len(loaded) > 1 else out
+    stop = StopRequest()
+    with stop_on_signals(stop):
         try:
-            total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
-            if shard is not None:
-                total = len(shard.select(range(total)))
-            with live_progress(stderr, total=total, stats=stats, enabled=show_progress) as advance:
-                result = evaluate(suite, target, advance)
+            paths = suite_files(suites)
         except InputError as exc:
             fail_input(exc)
-        except RunInterrupted as stop:
-            kept = stop.result
-            total = kept.manifest.samples * len(kept.manifest.models) * len(suite.cases)
+        from rich.console import Console
+
+        stdout = Console(width=console_width(sys.stdout))
+        stderr = Console(stderr=True, width=console_width(sys.stderr))
+        worst = 0
+        results: list[RunResult] = []
+        broken: list[str] = []
+        stopped: RunResult | None = None
+        stopped_arg = ""
+        for path in paths:
+            if stop.is_set():
+                break
+            try:
+                suite = load_suite(path)
+                target = out / suite.name if out is not None and len(paths) > 1 else out
+                total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
+                if shard is not None:
+                    total = len(shard.select(range(total)))
+                with live_progress(
+                    stderr, total=total, stats=stats, enabled=show_progress
+                ) as advance:
+                    result = evaluate(suite, target, advance, stop)
+            except InputError as exc:
+                broken.append(exc.one_line())
+                continue
+            except RunInterrupted as interrupted:
+                stopped, stopped_arg = interrupted.result, str(path)
+                break
+            report_run(stderr, result, str(path), fixtures)
+            print_budget_stop(stderr, result, str(path), fixtures)
+            results.append(result)
+            worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
+    if results:
+        print_table(stdout, results)
+        print_failing(stdout, results)
+        print_usage(stdout, results)
+    for line in broken:
+        say_error(line)
+    if stop.is_set():
+        why = stop.reason or "stopped"
+        if stopped is not None:
+            kept = stopped.manifest
+            expected = kept.expected_rows
+            of = f" of {expected}" if expected is not None else ""
             say_error(
-                f"interrupted: {len(kept.rows)} of {total} rows kept in {kept.run_dir} "
-                "(run.json marks the run interrupted)"
+                f"interrupted ({why}): {len(stopped.rows)}{of} rows kept in {stopped.run_dir} "
+                f"(run.json marks it interrupted); finish with: "
+                f"{finish_command(kept, suite_arg=stopped_arg)}"
             )
-            raise typer.Exit(ExitCode.INTERRUPTED) from None
-        report_run(stderr, result, str(path), fixtures)
-        print_budget_stop(stderr, result, str(path), fixtures)
-        results.append(result)
-        worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
-    print_table(stdout, results)
-    print_usage(stdout, results)
+        else:
+            say_error(f"interrupted ({why}) between suites: the runs listed above are complete")
+        raise typer.Exit(ExitCode.INTERRUPTED)
+    if broken:
+        if len(paths) > 1:
+            say_error(
+                f"{len(broken)} of {len(paths)} suites could not be run (listed above); "
+                f"the other {len(paths) - len(broken)} ran"
+            )
+        raise typer.Exit(ExitCode.INPUT)
     raise typer.Exit(worst)
-
-
-def _note(line: str) -> None:
-    """A progress notice of a live run (batch ids, batch status) on stderr."""
-    sys.stderr.write(f"planeval: {line}\n")
-    sys.stderr.flush()
 
 
 def suite_files(args: list[Path]) -> list[Path]:
@@ -196,77 +230,6 @@ def suite_files(args: list[Path]) -> list[Path]:
         else:
             files.append(arg)
     return files
-
-
-@contextmanager
-def _progress(
-    console: Console, *, enabled: bool, total: int
-) -> Iterator[Callable[[ResultRow], None] | None]:
-    """A rich progress bar on stderr while a live run is under way; nothing for replay."""
-    if not (enabled and console.is_terminal):
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("planning", total=total)
-
-        def advance(row: ResultRow) -> None:
-            bar.update(task, advance=1, description=f"{row.model} {row.case}")
-
-        yield advance
-
-
-def print_table(console: Console, results: list[RunResult]) -> None:
-    """One table for every suite and model: pass rate with its Wilson 95% interval."""
-    from rich.table import Table
-
-    from harness._format import format_rate
-    from harness.run import summarize
-    from harness.stats import wilson_interval
-
-    mode = results[0].manifest.record_mode if results else "none"
-    how = "replayed recordings" if mode == "none" else f"record mode {mode}"
-    table = Table(title=f"pass rate per suite and model ({how})")
-    columns = (
-        "suite",
-        "model",
-        "pass rate",
-        "95% CI",
-        "parse rate",
-        "pass",
-        "fail",
-        "unparseable",
-        "missing",
-        "stale",
-        "error",
-    )
-    for name in columns:
-        table.add_column(
-            name, justify="left" if name in ("suite", "model") else "right", no_wrap=True
-        )
-    for result in results:
-        manifest = result.manifest
-        for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
-            c = summary.counts
-            counted = c["pass"] + c["fail"] + c["unparseable"]
-            low, high = wilson_interval(c["pass"], counted) if counted else (None, None)
-            table.add_row(
-                manifest.suite,
-                summary.model,
-                format_rate(c["pass"], counted),
-                "-" if low is None else f"{_pct(low)}-{_pct(high)}",
-                format_rate(c["pass"] + c["fail"], counted),
-                *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
-            )
-    console.print(table)
 
 
 def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
@@ -312,7 +275,3 @@ def _list_rows(console: Console, lines: list[str]) -> None:
         console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     if len(lines) > _SHOWN:
         console.print(f"  … and {len(lines) - _SHOWN} more (see results.jsonl)", highlight=False)
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"

@@ -7,6 +7,7 @@ from harness.run._evaluate import (
     fixtures_root,
     prepare_one,
 )
+from harness.run._failing import FailingCase, failing_cases
 from harness.run._finish import RESUME_SUFFIX, finish_command
 from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
@@ -23,6 +24,7 @@ from harness.run._records import (
 )
 from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
 from harness.run._shard import Shard, parse_shard
+from harness.run._stop import StopRequest, stop_on_signals
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "RESUME_SUFFIX",
     "STATUSES",
     "Budget",
+    "FailingCase",
     "LiveControls",
     "LiveStats",
     "MergeResult",
@@ -45,11 +48,13 @@ __all__ = [
     "RunResult",
     "Shard",
     "Status",
+    "StopRequest",
     "TokenBucket",
     "check_record_mode",
     "count_statuses",
     "estimate_prompt_tokens",
     "evaluate_one",
+    "failing_cases",
     "finish_command",
     "fixtures_root",
     "limits_from_suite",
@@ -58,5 +63,6 @@ __all__ = [
     "parse_shard",
     "prepare_one",
     "run_suite",
+    "stop_on_signals",
     "summarize",
 ]

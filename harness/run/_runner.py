@@ -36,6 +36,7 @@ from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
 from harness.run._shard import Shard
+from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
 
@@ -146,6 +147,7 @@ def run_suite(
     batch: bool = False,
     batch_poll: float = 30.0,
     notify: Callable[[str], None] | None = None,
+    stop: StopRequest | None = None,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
 
@@ -174,11 +176,14 @@ def run_suite(
             (``harness.batch``); an ``out`` folder holding an unfinished batch run resumes it.
         batch_poll: seconds between batch status checks.
         notify: called with one-line notices while the run is under way (batch ids, progress).
+        stop: looked at between rows (``stop_on_signals`` sets it on SIGINT and SIGTERM); a
+            stop ends the run like Ctrl+C.
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
             already holds a run, or live mode without an SDK, key or command (before any call).
-        RunInterrupted: Ctrl+C; run.json is marked interrupted and finished rows are kept.
+        RunInterrupted: Ctrl+C or ``stop``; run.json is marked interrupted and finished rows
+            are kept.
     """
     mode = check_record_mode(record_mode)
     if concurrency < 1:
@@ -264,8 +269,7 @@ def run_suite(
         return pending.check()
 
     done: list[ResultRow] = []
-    interrupted = False
-    stop = threading.Event()
+    stop = stop if stop is not None else StopRequest()
     rows: Generator[ResultRow, None, None] = (
         (replay(item) for item in items)
         if mode == "none"
@@ -288,13 +292,15 @@ def run_suite(
                 done.append(row)
                 if progress is not None:
                     progress(row)
+                if stop.is_set():
+                    break
         except KeyboardInterrupt:
-            interrupted = True
-            stop.set()
+            stop.set("Ctrl+C")
         finally:
-            rows.close()  # stops the pool's writers from starting queued recordings
+            rows.close()  # the pool hands out no more calls
             sink.flush()
             os.fsync(sink.fileno())
+    interrupted = stop.is_set() and len(done) < len(items)
     order = {(m.id, c.id, k): i for i, (m, c, k) in enumerate(items)}
     done.sort(key=lambda r: order[(r.model, r.case, r.sample)])
     manifest = RunManifest(
@@ -462,7 +468,7 @@ def _in_pool(
     items: list[tuple[ModelSpec, Case, int]],
     prepare: Callable[[tuple[ModelSpec, Case, int]], Pending],
     concurrency: int,
-    stop: threading.Event,
+    stop: StopRequest,
 ) -> Generator[ResultRow, None, None]:
     """Call planners in up to ``concurrency`` daemon threads; yield rows as they finish.
 
@@ -511,8 +517,11 @@ def _in_pool(
                     continue
                 if pending.write is None:
                     ready.put((item, pending.check))
-                else:
+                    continue
+                try:
                     writers.submit(write, item, pending)
+                except RuntimeError:  # the run stopped while this call was in flight
+                    return
         finally:
             close_thread_clients()
 
@@ -521,8 +530,10 @@ def _in_pool(
     try:
         for _ in items:
             while True:
+                if stop.is_set():
+                    return
                 try:
-                    item, check = ready.get(timeout=0.1)
+                    item, check = ready.get(timeout=0.05)
                     break
                 except queue.Empty:
                     continue
@@ -532,7 +543,8 @@ def _in_pool(
                 row = internal_error(item, exc)
             yield row
     finally:
-        writers.shutdown(wait=False, cancel_futures=True)
+        # Answers already handed to a writer are still recorded (they were paid for).
+        writers.shutdown(wait=False)
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(ResultRow))
