@@ -1,4 +1,5 @@
-"""Live speed: 200 cases against the fake server (200 ms per call) at --concurrency 16.
+"""Live speed: 200 cases against the fake server (200 ms per call) at --concurrency 16, and a
+rate-limited sweep: 1,000 calls against a server that allows R requests per second.
 
 The ideal wall time is 200 / 16 x 0.2 s = 2.5 s (every call waiting on the server, none on
 us). The fake server runs in its own process (``python -m harness.testing``), as a real API
@@ -7,15 +8,23 @@ cassette per case, as a real live run does. The SDK import and the first TLS con
 before timing (one-off costs of any live run).
 
 Target: within 1.3x of the ideal. Usage: ``python benchmarks/bench_live.py``.
+
+Rate-limited scenario (``--scenario rate-limited``): the server (its own process, ``--rate R``)
+answers 429 beyond R requests per second; the suite sets ``rate_limits: {openai:
+{requests_per_minute: 60 R}}``. Target: 1,000 calls within 1.15x of 1,000 / R seconds, and no
+429 at all (the server's ``/_stats`` counts them).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -102,7 +111,68 @@ def load_suite_model(url: str) -> ModelSpec:
     return ModelSpec(id="gpt", provider="openai", model="gpt-bench", base_url=url + "/v1")
 
 
+def rate_limited(calls: int, rate: float, latency: float) -> None:
+    """The rate-limited scenario: print wall time against calls / rate, and the 429s."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "harness.testing", "--latency", str(latency), "--rate", str(rate)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            model = {
+                "id": "gpt",
+                "provider": "openai",
+                "model": "gpt-bench",
+                "base_url": url + "/v1",
+            }
+            path = make_project(
+                root,
+                suite="limited",
+                models=[model],
+                cases=[
+                    {"id": f"case-{i:04d}", "goal": f"Handle request {i}"} for i in range(calls)
+                ],
+                extra={"rate_limits": {"openai": {"requests_per_minute": rate * 60}}},
+            )
+            env = {"OPENAI_API_KEY": "sk-bench"}
+            suite = load_suite(path)
+            started = time.perf_counter()
+            result = run_suite(
+                suite, record_mode="all", concurrency=CONCURRENCY, env=env, out=root / "run"
+            )
+            wall = time.perf_counter() - started
+            assert result.manifest.counts["pass"] == calls, result.manifest.counts
+        with urllib.request.urlopen(url + "/_stats") as answer:
+            stats = json.loads(answer.read())
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    ideal = calls / rate
+    print(
+        f"rate-limited: {calls} calls, server limit {rate:g}/s, {latency * 1000:.0f} ms per "
+        f"call, concurrency {CONCURRENCY}"
+    )
+    print(f"ideal wall time (calls / rate): {ideal:.2f}s; run_suite live: {wall:.2f}s")
+    print(f"ratio: {wall / ideal:.3f}x  (target <= 1.15x); 429s sent: {stats['rejected']}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scenario", choices=["concurrency", "rate-limited", "all"], default="all")
+    parser.add_argument("--calls", type=int, default=1000, help="rate-limited: calls")
+    parser.add_argument("--rate", type=float, default=50.0, help="rate-limited: requests/s")
+    args = parser.parse_args()
+    if args.scenario in ("rate-limited", "all"):
+        rate_limited(args.calls, args.rate, latency=0.05)
+    if args.scenario in ("concurrency", "all"):
+        concurrency()
+
+
+def concurrency() -> None:
     ideal = CASES / CONCURRENCY * LATENCY
     server = subprocess.Popen(
         [sys.executable, "-m", "harness.testing", "--latency", str(LATENCY)],

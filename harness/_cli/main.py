@@ -19,6 +19,7 @@ from harness._cli import (
     gate,
     import_,
     journal,
+    merge,
     report,
     resume_eval,
     run,
@@ -65,6 +66,7 @@ app.add_typer(import_.app, name="import")
 app.command("execute")(execute.execute_command)
 app.add_typer(journal.journal_app, name="journal")
 app.command("resume-eval")(resume_eval.resume_eval_command)
+app.command("merge")(merge.merge_command)
 app.command("score")(score.score_command)
 
 

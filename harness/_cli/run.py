@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -17,7 +16,7 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import ResultRow, RunResult, StopRequest
+    from harness.run import LiveStats, ResultRow, RunResult, Shard, StopRequest
     from harness.suite import Suite
 
     Progress = Callable[[ResultRow], None]
@@ -54,16 +53,41 @@ def run_command(
         help="Refuse YAML files (suites, registries, prompts, cassettes) larger than this "
         "many bytes (default 8388608, 8 MiB).",
     ),
+    prices: Path | None = typer.Option(
+        None, "--prices", help="Price file on top of the shipped one (docs/cost.md)."
+    ),
+    max_cost: float | None = typer.Option(
+        None, "--max-cost", help="Live: start no call once this many USD would be exceeded."
+    ),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="Live: start at most this many planner calls."
+    ),
+    shard: str | None = typer.Option(
+        None, "--shard", help="Run only slice i of n (i/n); join the runs with `planeval merge`."
+    ),
+    batch: bool = typer.Option(
+        False, "--batch", help="Send the calls as OpenAI / Anthropic batches (docs/scale.md)."
+    ),
+    batch_poll: float = typer.Option(
+        30.0, "--batch-poll", help="Seconds between batch status checks.", show_default=True
+    ),
 ) -> None:
     """Evaluate suites: replay recorded planner answers (default) or record them live.
 
     Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
     4 infrastructure errors, 130 interrupted.
     """
+    from harness._errors import InputError
     from harness._yaml import max_bytes_in_force
-    from harness.run import live_record_mode, run_suite
+    from harness.run import Budget, LiveStats, live_record_mode, parse_shard, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
+    budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
+    try:
+        slice_ = parse_shard(shard) if shard is not None else None
+    except InputError as exc:
+        fail_input(exc)
+    stats = LiveStats()
 
     def evaluate(
         suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
@@ -78,6 +102,13 @@ def run_command(
             progress=advance,
             fixtures=fixtures,
             stop=stop,
+            prices=prices,
+            budget=budget,
+            stats=stats,
+            shard=slice_,
+            batch=batch,
+            batch_poll=batch_poll,
+            notify=_note,
         )
 
     with max_bytes_in_force(max_bytes):
@@ -89,7 +120,15 @@ def run_command(
             out=out,
             fixtures=fixtures,
             show_progress=mode != "none",
+            stats=stats,
+            shard=slice_,
         )
+
+
+def _note(line: str) -> None:
+    """A progress notice of a live run (batch ids, batch status) on stderr."""
+    sys.stderr.write(f"planeval: {line}\n")
+    sys.stderr.flush()
 
 
 def run_and_report(
@@ -101,6 +140,8 @@ def run_and_report(
     out: Path | None,
     fixtures: Path | None,
     show_progress: bool,
+    stats: LiveStats | None = None,
+    shard: Shard | None = None,
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
@@ -109,6 +150,8 @@ def run_and_report(
     2) and the others still run. SIGINT and SIGTERM stop the run under way the same way:
     finished rows kept, run.json marked interrupted, one line saying how to finish, exit 130.
     """
+    from harness._cli._live_output import print_budget_stop, print_usage
+    from harness._cli._live_progress import live_progress
     from harness._cli._run_table import console_width, print_failing, print_table
     from harness._errors import InputError
     from harness.run import RunInterrupted, StopRequest, finish_command, stop_on_signals
@@ -136,7 +179,11 @@ def run_and_report(
                 suite = load_suite(path)
                 target = out / suite.name if out is not None and len(paths) > 1 else out
                 total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
-                with _progress(stderr, enabled=show_progress, total=total) as advance:
+                if shard is not None:
+                    total = len(shard.select(range(total)))
+                with live_progress(
+                    stderr, total=total, stats=stats, enabled=show_progress
+                ) as advance:
                     result = evaluate(suite, target, advance, stop)
             except InputError as exc:
                 broken.append(exc.one_line())
@@ -145,11 +192,13 @@ def run_and_report(
                 stopped, stopped_arg = interrupted.result, str(path)
                 break
             report_run(stderr, result, str(path), fixtures)
+            print_budget_stop(stderr, result, str(path), fixtures)
             results.append(result)
             worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
     if results:
         print_table(stdout, results)
         print_failing(stdout, results)
+        print_usage(stdout, results)
     for line in broken:
         say_error(line)
     if stop.is_set():
@@ -190,32 +239,6 @@ def suite_files(args: list[Path]) -> list[Path]:
         else:
             files.append(arg)
     return files
-
-
-@contextmanager
-def _progress(
-    console: Console, *, enabled: bool, total: int
-) -> Iterator[Callable[[ResultRow], None] | None]:
-    """A rich progress bar on stderr while a live run is under way; nothing for replay."""
-    if not (enabled and console.is_terminal):
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("planning", total=total)
-
-        def advance(row: ResultRow) -> None:
-            bar.update(task, advance=1, description=f"{row.model} {row.case}")
-
-        yield advance
 
 
 def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from harness.compare._compare import Comparison, Flip, PairedTest
+from harness.cost import compare_usage, compare_usage_markdown, run_prices
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import md_cell, pct
 
@@ -50,6 +51,7 @@ def comparison_to_dict(c: Comparison) -> dict[str, Any]:
             }
             for r in c.check_deltas.to_dict("records")
         ],
+        "usage": _usage(c),
         "figures": {
             side: {
                 str(model): {k: _num(v) for k, v in row.items()}
@@ -185,6 +187,13 @@ def _figure_lines(c: Comparison) -> list[str]:
     return [*lines, ""]
 
 
+def _usage(c: Comparison) -> dict[str, Any] | None:
+    """Tokens and cost of both runs (``harness.cost``), or None when neither reported usage."""
+    return compare_usage(
+        c.base.rows, run_prices(c.base.manifest), c.cand.rows, run_prices(c.cand.manifest)
+    )
+
+
 def render_markdown(c: Comparison) -> str:
     """The comparison as markdown (for a pull-request comment)."""
     o = c.overall
@@ -222,6 +231,7 @@ def render_markdown(c: Comparison) -> str:
         lines += ["### Changes", "", *[x if x.startswith("  ") else f"- {x}" for x in lists], ""]
     lines += _diff_lines(c)
     lines += _figure_lines(c)
+    lines += compare_usage_markdown(_usage(c))
     deltas = _top_deltas(c, 15)
     if deltas:
         lines += [

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness._errors import InfrastructureError, InputError
+from harness.providers._usage import usage_from_body
 
 __all__ = ["Answer", "ProviderError", "ProviderSetupError", "answer_from_body"]
 
@@ -18,7 +19,9 @@ class Answer:
     text: str
     """The answer as text (for structured output: the plan's JSON)."""
     tokens: dict[str, int] | None = None
-    """``{"input": n, "output": n}`` when the provider reported usage."""
+    """Token usage when the provider reported it: ``input`` (every prompt token, cached ones
+    included) and ``output`` (reasoning included), plus ``cached_input`` and ``reasoning``
+    when the provider reports them (see ``harness.cost.usage_from_body``)."""
     latency_ms: float | None = None
     """How long the planner took, when measured."""
 
@@ -79,14 +82,7 @@ def _from_chat_completion(body: dict[str, Any]) -> Answer:
             text = (calls[0].get("function") or {}).get("arguments")
     if not text:
         text = message.get("refusal") or ""
-    usage = body.get("usage") or {}
-    tokens = None
-    if "prompt_tokens" in usage or "completion_tokens" in usage:
-        tokens = {
-            "input": int(usage.get("prompt_tokens") or 0),
-            "output": int(usage.get("completion_tokens") or 0),
-        }
-    return Answer(text=str(text), tokens=tokens)
+    return Answer(text=str(text), tokens=usage_from_body(body))
 
 
 def _from_anthropic_message(body: dict[str, Any]) -> Answer:
@@ -96,11 +92,4 @@ def _from_anthropic_message(body: dict[str, Any]) -> Answer:
         text = json.dumps(tool.get("input"), ensure_ascii=False)
     else:
         text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-    usage = body.get("usage") or {}
-    tokens = None
-    if "input_tokens" in usage or "output_tokens" in usage:
-        tokens = {
-            "input": int(usage.get("input_tokens") or 0),
-            "output": int(usage.get("output_tokens") or 0),
-        }
-    return Answer(text=text, tokens=tokens)
+    return Answer(text=text, tokens=usage_from_body(body))

@@ -175,6 +175,12 @@ class HttpProvider(ABC):
             found = clients[key] = (self._client(sdk, model, api_key, http_client), transport)
         return found
 
+    def batch_client(self, model: ModelSpec, api_key: str) -> Any:
+        """A plain SDK client (no cassette) for the vendor's batch API (``harness.batch``)."""
+        sdk = self.import_sdk(model)
+        http_client = sdk.DefaultHttpxClient(timeout=model.timeout)
+        return self._client(sdk, model, api_key, http_client)
+
     @abstractmethod
     def _client(self, sdk: ModuleType, model: ModelSpec, api_key: str, http_client: Any) -> Any:
         """The SDK client for ``model`` over ``http_client``."""

@@ -7,6 +7,7 @@ entries with a line saying how many more there are.
 from __future__ import annotations
 
 from harness._format import format_rate
+from harness.cost import run_prices, usage_markdown
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, md_cell, pct
@@ -168,6 +169,7 @@ def _render(s: Summary, limit: int) -> str:
             "",
         ]
     out += ["### Pass rate per model", "", *_models(s, limit), ""]
+    out += usage_markdown(run.rows, run_prices(run.manifest), limit=limit)
     out += render_metrics_md(metric_report(run.rows), limit)
     out += ["### Checks that fail most", "", *_checks(s, min(limit, 15)), ""]
     out += _tags(s, min(limit, 15))

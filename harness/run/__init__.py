@@ -9,6 +9,9 @@ from harness.run._evaluate import (
 )
 from harness.run._failing import FailingCase, failing_cases
 from harness.run._finish import RESUME_SUFFIX, finish_command
+from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
+from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
+from harness.run._merge import MergeResult, merge_runs
 from harness.run._records import (
     ANSWER_LIMIT,
     COUNTED_STATUSES,
@@ -20,6 +23,7 @@ from harness.run._records import (
     Status,
 )
 from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
+from harness.run._shard import Shard, parse_shard
 from harness.run._stop import StopRequest, stop_on_signals
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
@@ -30,22 +34,33 @@ __all__ = [
     "PROMPTS_FILE",
     "RESUME_SUFFIX",
     "STATUSES",
+    "Budget",
     "FailingCase",
+    "LiveControls",
+    "LiveStats",
+    "MergeResult",
     "ModelSummary",
     "Pending",
+    "ProviderLimits",
     "ResultRow",
     "RunInterrupted",
     "RunManifest",
     "RunResult",
+    "Shard",
     "Status",
     "StopRequest",
+    "TokenBucket",
     "check_record_mode",
     "count_statuses",
+    "estimate_prompt_tokens",
     "evaluate_one",
     "failing_cases",
     "finish_command",
     "fixtures_root",
+    "limits_from_suite",
     "live_record_mode",
+    "merge_runs",
+    "parse_shard",
     "prepare_one",
     "run_suite",
     "stop_on_signals",

@@ -34,6 +34,7 @@ from harness.recording import (
     sample_paths,
     write_meta,
 )
+from harness.run._live import LiveControls, Ticket
 from harness.run._records import ANSWER_LIMIT, ResultRow, Status
 from harness.suite import Case, ModelSpec, Suite
 
@@ -130,15 +131,17 @@ def prepare_one(
     fixtures: Path | None = None,
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
+    live: LiveControls | None = None,
 ) -> Pending:
     """``evaluate_one`` in steps: obtain the answer now; write and check it later.
 
     A live run's workers obtain answers and go straight back to the network, while other
-    threads write recordings (waiting on the disk) and check plans.
+    threads write recordings (waiting on the disk) and check plans. ``live`` applies a run's
+    budget and rate limits to the calls and keeps its running totals.
     """
     mode = check_record_mode(record_mode)
     paths = sample_paths(fixtures_root(suite, fixtures), suite.name, model.id, case.id, sample)
-    obtained = _obtain(suite, case, model, sample, mode, paths, retry, env)
+    obtained = _obtain(suite, case, model, sample, mode, paths, retry, env, live)
     return Pending(
         write=obtained.commit, check=lambda: _grade(suite, case, model, sample, obtained)
     )
@@ -153,6 +156,7 @@ def _obtain(
     paths: SamplePaths,
     retry: RetryPolicy | None,
     env: Mapping[str, str] | None,
+    live: LiveControls | None = None,
 ) -> _Obtained:
     if mode == "none" or model.provider == "dataset":
         return _replay(suite, case, model, paths)
@@ -163,9 +167,25 @@ def _obtain(
         if replayed.status not in ("missing", "stale"):
             return replayed
     policy = retry or RetryPolicy(retries=model.retries)
-    if model.is_http:
-        return _record_http(suite, case, model, paths, policy, env)
-    return _record_command(suite, case, model, sample, paths, policy)
+    ticket = None
+    if live is not None:
+        admitted = live.admit(model, suite.render_prompt(case))
+        if isinstance(admitted, str):
+            return _Obtained(None, "missing", admitted)
+        ticket = admitted
+    try:
+        if model.is_http:
+            got = _record_http(suite, case, model, paths, policy, env, live, ticket)
+        else:
+            got = _record_command(suite, case, model, sample, paths, policy, live, ticket)
+    except BaseException:
+        if live is not None and ticket is not None:
+            live.settle(ticket, None, ok=False)
+        raise
+    if live is not None and ticket is not None:
+        tokens = got.answer.tokens if got.answer is not None else None
+        live.settle(ticket, tokens, ok=got.status != "error")
+    return got
 
 
 # -- replay ---------------------------------------------------------------------------------
@@ -246,6 +266,8 @@ def _record_http(
     paths: SamplePaths,
     policy: RetryPolicy,
     env: Mapping[str, str] | None,
+    live: LiveControls | None = None,
+    ticket: Ticket | None = None,
 ) -> _Obtained:
     provider = http_provider(model.provider)
     assert provider is not None
@@ -256,6 +278,8 @@ def _record_http(
     cassette = open_cassette(paths.cassette, record_mode="all", secrets=(key,))
 
     def attempt() -> tuple[dict[str, object], float]:
+        if live is not None and ticket is not None:
+            live.pace(ticket)
         started = time.perf_counter()
         data = provider.send(model, body, api_key=key, cassette=cassette)
         return data, round((time.perf_counter() - started) * 1000.0, 3)
@@ -289,16 +313,21 @@ def _record_command(
     sample: int,
     paths: SamplePaths,
     policy: RetryPolicy,
+    live: LiveControls | None = None,
+    ticket: Ticket | None = None,
 ) -> _Obtained:
     provider = CommandProvider()
     prompt = suite.render_prompt(case)
-    try:
-        answer = with_retries(
-            lambda: provider.run(
-                model, prompt, cwd=suite.root, suite=suite.name, case=case, sample=sample
-            ),
-            policy,
+
+    def attempt() -> Answer:
+        if live is not None and ticket is not None:
+            live.pace(ticket)
+        return provider.run(
+            model, prompt, cwd=suite.root, suite=suite.name, case=case, sample=sample
         )
+
+    try:
+        answer = with_retries(attempt, policy)
     except ProviderError as exc:
         return _Obtained(None, "error", str(exc))
     recorded = ResponseFile(

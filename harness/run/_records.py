@@ -60,7 +60,9 @@ class ResultRow:
     latency_ms: float | None = None
     """Time the planner took (as recorded), in milliseconds."""
     tokens: dict[str, int] | None = None
-    """``{"input": n, "output": n}`` when the provider reported usage."""
+    """Token usage when the provider reported it: ``input``, ``output``, and ``cached_input``,
+    ``cache_write_input``, ``reasoning`` where reported; None (unknown, never 0) for command
+    and dataset models and for rows without an answer."""
     tags: list[str] = field(default_factory=list)
     """The case's tags."""
     detail: str | None = None
@@ -125,14 +127,30 @@ class RunManifest:
     """True when the run was stopped (Ctrl+C or SIGTERM) before every row was written."""
     cases: int | None = None
     """Cases in the suite; a complete run has ``len(models) * cases * samples`` rows (None in
-    runs written before planeval recorded it)."""
+    runs written before planeval recorded it), or, for a shard run, its share of them."""
+    budget: dict[str, Any] | None = None
+    """``{max_cost, max_calls, stopped}`` of a live run with a budget; ``stopped`` says why
+    calls were refused (their rows are ``missing``), or is None."""
+    shard: dict[str, int] | None = None
+    """``{index, count, items}`` of a ``--shard i/n`` run (items: of the whole run), else None."""
+    case_ids: list[str] | None = None
+    """The suite's case ids in order (shard runs: ``merge`` restores the single run's order)."""
+    merged_from: list[str] | None = None
+    """The run ids a ``merge`` joined, else None."""
+    prices: dict[str, Any] | None = None
+    """The price each model's tokens were costed at (``harness.cost.Price`` fields, with its
+    source and date), or None for a model without a price; None for runs made before prices."""
 
     @property
     def expected_rows(self) -> int | None:
         """Rows a complete run holds, or None when run.json does not say how many cases."""
         if self.cases is None:
             return None
-        return len(self.models) * self.cases * max(1, int(self.samples or 1))
+        total = len(self.models) * self.cases * max(1, int(self.samples or 1))
+        if self.shard:
+            index, count = int(self.shard["index"]), int(self.shard["count"])
+            return total // count + (1 if index - 1 < total % count else 0)
+        return total
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as the JSON object written to run.json."""

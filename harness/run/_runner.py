@@ -28,10 +28,15 @@ from pathlib import Path
 from harness import __version__
 from harness._atomic import atomic_write_text
 from harness._errors import InputError, SuiteError
+from harness.batch import BatchFailure
+from harness.cost import Price, model_prices, price_table
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
 from harness.recording import sample_paths
 from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
+from harness.run._limits import limits_from_suite
+from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
+from harness.run._shard import Shard
 from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
@@ -100,6 +105,8 @@ class RunResult:
             argv += ["--model", model]
         if self.manifest.samples != self.suite.samples:
             argv += ["--samples", str(self.manifest.samples)]
+        if self.manifest.shard:
+            argv += ["--shard", f"{self.manifest.shard['index']}/{self.manifest.shard['count']}"]
         if fixtures is not None:
             argv += ["--fixtures", str(fixtures)]
         return shlex.join(argv)
@@ -134,6 +141,13 @@ def run_suite(
     env: Mapping[str, str] | None = None,
     transform: Callable[[ResultRow], ResultRow] | None = None,
     label: str | None = None,
+    prices: Path | None = None,
+    budget: Budget | None = None,
+    stats: LiveStats | None = None,
+    shard: Shard | None = None,
+    batch: bool = False,
+    batch_poll: float = 30.0,
+    notify: Callable[[str], None] | None = None,
     stop: StopRequest | None = None,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
@@ -153,6 +167,16 @@ def run_suite(
             row's plan into crash-and-resume scenario outcomes here).
         label: the suite name written into the run and its rows (default the suite's name);
             a run of another kind gets its own label so it is never compared with plain runs.
+        prices: a price file on top of the shipped table and the suite's (``--prices``).
+        budget: ``--max-cost`` / ``--max-calls`` of a live run; samples the budget stops
+            become ``missing`` and run.json says why.
+        stats: running totals of live calls (calls, tokens, cost) for a progress display.
+        shard: run only this deterministic slice of the items (``harness.run.Shard``);
+            ``merge_runs`` joins the shards' runs.
+        batch: send the HTTP models' calls through the vendors' batch APIs
+            (``harness.batch``); an ``out`` folder holding an unfinished batch run resumes it.
+        batch_poll: seconds between batch status checks.
+        notify: called with one-line notices while the run is under way (batch ids, progress).
         stop: looked at between rows (``stop_on_signals`` sets it on SIGINT and SIGTERM); a
             stop ends the run like Ctrl+C.
 
@@ -169,19 +193,35 @@ def run_suite(
     count = samples if samples is not None else suite.samples
     if count < 1:
         raise InputError(f"--samples must be at least 1, got {count}")
-    items = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
+    every = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
+    items = shard.select(every) if shard is not None else every
+    if batch and mode == "none":
+        raise InputError("--batch sends live calls: use it with --live or a --record-mode")
     notices = _preflight(suite, chosen, items, mode, fixtures, env)
-    if mode != "none":  # a paid answer must never be thrown away for want of a place to keep it
-        _check_writable(fixtures_root(suite, fixtures) / suite.name)
+    described = [m.describe() for m in chosen]
+    costs = model_prices(described, price_table(suite.prices_path, prices))
+    controls = None
+    if mode != "none":
+        _check_budget(budget, chosen, costs)
+        root = fixtures_root(suite, fixtures)
+        # A paid answer must never be thrown away for want of a place to keep it.
+        _check_writable(root / suite.name)
+        controls = LiveControls(
+            budget=budget or Budget(),
+            limits=limits_from_suite(suite.rate_limits),
+            prices=costs,
+            recorded_output=_recorded_outputs(root, suite.name, chosen, budget),
+            stats=stats if stats is not None else LiveStats(),
+        )
     started = _now()
     name = label or suite.name
-    run_dir = _run_dir(suite, out, started, name)
+    run_dir = _run_dir(suite, out, started, name, shard, resume_batch=batch)
     manifest = RunManifest(
         run_id=run_dir.name,
         suite=name,
         suite_path=_relative(suite.path, suite.root),
         prompt_hash=suite.prompt_hash,
-        models=[m.describe() for m in chosen],
+        models=described,
         samples=count,
         record_mode=mode,
         harness_version=__version__,
@@ -189,15 +229,40 @@ def run_suite(
         started_at=started.isoformat(timespec="seconds"),
         finished_at=None,
         counts=count_statuses(()),
+        prices={k: p.to_dict() if p is not None else None for k, p in costs.items()},
+        budget=None if budget is None else {**budget.describe(), "stopped": None},
+        shard=None if shard is None else shard.describe(len(every)),
+        case_ids=None if shard is None else [c.id for c in suite.cases],
         cases=len(suite.cases),
     )
     _write_manifest(run_dir, manifest)
+    batched: dict[tuple[str, str, int], BatchFailure] | None = None
+    if batch:
+        try:
+            batched = _send_batches(suite, items, mode, run_dir, fixtures, env, batch_poll, notify)
+        except KeyboardInterrupt:
+            manifest = RunManifest(**{**manifest.to_dict(), "interrupted": True})
+            _write_manifest(run_dir, manifest)
+            raise RunInterrupted(RunResult(run_dir, manifest, (), suite)) from None
     _write_prompts(run_dir, suite)
 
     def prepare(item: tuple[ModelSpec, Case, int]) -> Pending:
         model, case, sample = item
+        if batched is not None and model.is_http:  # answered by a batch: replay it
+            failure = batched.get((model.id, case.id, sample))
+            if failure is not None:
+                return Pending(None, functools.partial(_batch_row, suite.name, item, failure))
+            return prepare_one(suite, case, model, sample, record_mode="none", fixtures=fixtures)
         return prepare_one(
-            suite, case, model, sample, record_mode=mode, fixtures=fixtures, retry=retry, env=env
+            suite,
+            case,
+            model,
+            sample,
+            record_mode=mode,
+            fixtures=fixtures,
+            retry=retry,
+            env=env,
+            live=controls,
         )
 
     def replay(item: tuple[ModelSpec, Case, int]) -> ResultRow:
@@ -247,6 +312,9 @@ def run_suite(
             "finished_at": None if interrupted else _now().isoformat(timespec="seconds"),
             "counts": count_statuses(done),
             "interrupted": interrupted,
+            "budget": None
+            if budget is None
+            else {**budget.describe(), "stopped": controls.stopped if controls else None},
         }
     )
     _write_manifest(run_dir, manifest)
@@ -268,6 +336,97 @@ def _check_writable(folder: Path) -> None:
             pass
     except OSError as exc:
         raise type(exc)(exc.errno, exc.strerror, str(folder)) from None
+
+
+def _send_batches(
+    suite: Suite,
+    items: list[tuple[ModelSpec, Case, int]],
+    mode: str,
+    run_dir: Path,
+    fixtures: Path | None,
+    env: Mapping[str, str] | None,
+    poll_interval: float,
+    notify: Callable[[str], None] | None,
+) -> dict[tuple[str, str, int], BatchFailure]:
+    """The HTTP items that need a call, sent as batches; the samples they failed to answer."""
+    from harness.batch import collect_batches
+
+    def needs_call(item: tuple[ModelSpec, Case, int]) -> bool:
+        model, case, sample = item
+        if mode == "all":
+            return True
+        replayed = prepare_one(suite, case, model, sample, record_mode="none", fixtures=fixtures)
+        return replayed.check().status in ("missing", "stale")
+
+    todo = [item for item in items if item[0].is_http and needs_call(item)]
+    hint = shlex.join(
+        [
+            "planeval",
+            "run",
+            str(suite.path),
+            "--batch",
+            "--record-mode",
+            mode,
+            "--out",
+            str(run_dir),
+        ]
+    )
+    return collect_batches(
+        suite,
+        todo,
+        run_dir=run_dir,
+        fixtures=fixtures_root(suite, fixtures),
+        env=env,
+        poll_interval=poll_interval,
+        say=notify or (lambda _line: None),
+        resume_hint=hint,
+    )
+
+
+def _batch_row(
+    suite_name: str, item: tuple[ModelSpec, Case, int], failure: BatchFailure
+) -> ResultRow:
+    model, case, sample = item
+    return ResultRow(
+        suite=suite_name,
+        case=case.id,
+        model=model.id,
+        sample=sample,
+        status=failure.status,  # type: ignore[arg-type]
+        tags=list(case.tags),
+        detail=failure.detail,
+    )
+
+
+def _check_budget(
+    budget: Budget | None, chosen: list[ModelSpec], costs: Mapping[str, Price | None]
+) -> None:
+    if budget is None:
+        return
+    if budget.max_calls is not None and budget.max_calls < 0:
+        raise InputError(f"--max-calls must be at least 0, got {budget.max_calls}")
+    if budget.max_cost is None:
+        return
+    if budget.max_cost < 0:
+        raise InputError(f"--max-cost must be at least 0, got {budget.max_cost:g}")
+    unpriced = [m for m in chosen if m.provider != "dataset" and costs.get(m.id) is None]
+    if unpriced:
+        names = ", ".join(f"{m.id!r} ({m.provider} {m.model or m.command})" for m in unpriced)
+        raise InputError(
+            f"--max-cost needs a price for every model that may be called; none for {names}",
+            hint="add them to a price file and pass --prices FILE (docs/cost.md), or leave "
+            "those models out with --model",
+        )
+
+
+def _recorded_outputs(
+    root: Path, suite: str, chosen: list[ModelSpec], budget: Budget | None
+) -> dict[str, float]:
+    """Mean output tokens of each model's recordings (only read when a cost budget is set)."""
+    if budget is None or budget.max_cost is None:
+        return {}
+    found = {m.id: mean_recorded_output(root / suite / m.id) for m in chosen}
+    return {k: v for k, v in found.items() if v is not None}
 
 
 def _choose_models(suite: Suite, models: Sequence[str] | None) -> list[ModelSpec]:
@@ -413,11 +572,23 @@ def _row_dict(row: ResultRow) -> dict[str, object]:
     return {name: getattr(row, name) for name in _ROW_FIELDS}
 
 
-def _run_dir(suite: Suite, out: Path | None, started: datetime, name: str) -> Path:
+def _run_dir(
+    suite: Suite,
+    out: Path | None,
+    started: datetime,
+    name: str,
+    shard: Shard | None = None,
+    *,
+    resume_batch: bool = False,
+) -> Path:
     if out is None:
         stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        out = suite.root / "reports" / "runs" / f"{stamp}-{name}-{secrets.token_hex(2)}"
+        part = f"-shard-{shard.index}of{shard.count}" if shard is not None else ""
+        out = suite.root / "reports" / "runs" / f"{stamp}-{name}{part}-{secrets.token_hex(2)}"
     out = Path(out)
+    if resume_batch and _unfinished_batch_run(out):
+        (out / "results.jsonl").unlink(missing_ok=True)
+        return out
     if (out / "results.jsonl").exists() or (out / "run.json").exists():
         raise InputError(
             "the output folder already holds a run",
@@ -426,6 +597,19 @@ def _run_dir(suite: Suite, out: Path | None, started: datetime, name: str) -> Pa
         )
     out.mkdir(parents=True, exist_ok=True)  # an OSError here is the disk's: exit 4
     return out
+
+
+def _unfinished_batch_run(folder: Path) -> bool:
+    """True for a run folder with saved batches whose run never finished (a resume)."""
+    from harness.batch import BATCH_FILE
+
+    if not (folder / BATCH_FILE).is_file():
+        return False
+    try:
+        data = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    return not data.get("finished_at")
 
 
 def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:

@@ -123,6 +123,10 @@ class Suite:
     """Default expectations for every case."""
     samples: int = 1
     """Samples per case and model."""
+    prices_path: Path | None = None
+    """A price file whose entries go on top of the shipped table (``harness.cost``)."""
+    rate_limits: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per provider: ``requests_per_minute`` and/or ``tokens_per_minute`` for live calls."""
     metrics: MetricSettings = field(default_factory=MetricSettings)
     """How case references are scored (the ``metrics:`` block)."""
 

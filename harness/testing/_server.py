@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from harness.testing._batches import BatchBook
 
 __all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
 
@@ -69,6 +72,8 @@ class ReceivedRequest:
     """The JSON body, or the raw text when it was not JSON."""
     prompt: str
     """The user text found in the body."""
+    received_at: float = 0.0
+    """``time.monotonic()`` when the request arrived."""
 
 
 @dataclass(slots=True)
@@ -81,10 +86,33 @@ class _Fault:
 
 
 @dataclass(slots=True)
+class _RateLimit:
+    """The server's own token bucket (GCRA), as a provider enforces its limit."""
+
+    rate: float
+    burst: float
+    tat: float = 0.0
+
+    def try_take(self, now: float) -> float | None:
+        """None when a request may go now, else the seconds until it may."""
+        tolerance = (self.burst - 1.0) / self.rate
+        if self.tat - tolerance > now:
+            return self.tat - tolerance - now
+        self.tat = max(self.tat, now) + 1.0 / self.rate
+        return None
+
+
+@dataclass(slots=True)
 class _State:
     latency: float
     planner: Callable[[str], str]
     gzip: bool = False
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    limit: _RateLimit | None = None
+    batches: Any = None
+    rejected: int = 0
+    served: int = 0
     answers: list[tuple[str | None, str]] = field(default_factory=list)
     faults: list[_Fault] = field(default_factory=list)
     requests: list[ReceivedRequest] = field(default_factory=list)
@@ -110,6 +138,7 @@ class FakePlannerServer:
         gzip: bool = False,
     ) -> None:
         self._state = _State(latency=latency, planner=planner, gzip=gzip)
+        self._state.batches = BatchBook(answer=self._batch_answer, base_url=lambda: self.url)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -155,6 +184,23 @@ class FakePlannerServer:
         """The ``base_url`` for the Anthropic SDK."""
         return self.url
 
+    @property
+    def batch_api(self) -> BatchBook:
+        """The batch endpoints' state: set ``held``, ``polls_until_done``, ``fail_when``,
+        ``expire_after``; read ``created`` and ``batches`` (see ``harness.testing._batches``)."""
+        book: BatchBook = self._state.batches
+        return book
+
+    def _batch_answer(self, flavour: str, body: dict[str, Any]) -> dict[str, Any]:
+        state = self._state
+        prompt = _prompt_of(body)
+        with state.lock:
+            text = next((t for w, t in state.answers if w is None or w in prompt), None)
+        text = text if text is not None else state.planner(prompt)
+        if flavour == "openai":
+            return _openai_reply(body, text, state.cached_tokens, state.reasoning_tokens)
+        return _anthropic_reply(body, text, state.cached_tokens)
+
     # -- scripting -------------------------------------------------------------------------
     def answer(self, text: str, *, when: str | None = None) -> None:
         """Answer ``text`` to prompts containing ``when`` (every prompt when None).
@@ -185,13 +231,63 @@ class FakePlannerServer:
         with self._state.lock:
             self._state.faults.append(_Fault(kind, times, when, after, delay))
 
+    def usage(self, *, cached_tokens: int = 0, reasoning_tokens: int = 0) -> None:
+        """Report ``cached_tokens`` cache hits and ``reasoning_tokens`` in every answer's usage
+        (OpenAI ``*_tokens_details``; Anthropic ``cache_read_input_tokens``)."""
+        with self._state.lock:
+            self._state.cached_tokens = cached_tokens
+            self._state.reasoning_tokens = reasoning_tokens
+
+    def limit_rate(self, requests_per_second: float | None, *, burst: float | None = None) -> None:
+        """Answer 429 (with ``Retry-After``) to model calls beyond ``requests_per_second``.
+
+        The server's token bucket holds ``burst`` requests (default: one second's worth, i.e.
+        at most ``requests_per_second`` in any second), as a provider's limiter does; None
+        removes the limit. ``rejected`` counts the 429s sent.
+        """
+        with self._state.lock:
+            self._state.limit = (
+                None
+                if requests_per_second is None
+                else _RateLimit(
+                    rate=requests_per_second,
+                    burst=max(burst if burst is not None else requests_per_second, 1.0),
+                )
+            )
+
+    @property
+    def rejected(self) -> int:
+        """429s sent by the rate limit (``limit_rate``)."""
+        with self._state.lock:
+            return self._state.rejected
+
+    @property
+    def served(self) -> int:
+        """Model calls answered with 200."""
+        with self._state.lock:
+            return self._state.served
+
     def reset(self) -> None:
-        """Forget scripted answers, faults and received requests."""
+        """Forget scripted answers, faults, limits, usage settings and received requests."""
         with self._state.lock:
             self._state.answers.clear()
             self._state.faults.clear()
             self._state.requests.clear()
             self._state.max_in_flight = 0
+            self._state.limit = None
+            self._state.rejected = 0
+            self._state.served = 0
+            self._state.cached_tokens = 0
+            self._state.reasoning_tokens = 0
+        book = self._state.batches
+        with book.lock:
+            book.held = False
+            book.polls_until_done = 1
+            book.fail_when.clear()
+            book.expire_after = None
+            book.batches.clear()
+            book.files.clear()
+            book.created = 0
 
     @property
     def requests(self) -> list[ReceivedRequest]:
@@ -222,8 +318,37 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet."""
 
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path == "/_stats":
+            with self.state.lock:
+                stats = {"served": self.state.served, "rejected": self.state.rejected}
+            self._send(200, stats)
+            return
+        if self.state.batches.handles("GET", path):
+            self._send_batch(self.state.batches.serve("GET", path, self.headers, b""))
+            return
+        self._send(404, {"error": {"message": f"no route {path}"}})
+
+    def _send_batch(self, reply: tuple[int, Any, str]) -> None:
+        code, payload, kind = reply
+        if isinstance(payload, str):
+            data = payload.encode("utf-8")
+            self.send_response(code)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        else:
+            self._send(code, payload)
+
     def do_POST(self) -> None:
         state = self.state
+        path = self.path.split("?", 1)[0]
+        if state.batches.handles("POST", path):
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self._send_batch(state.batches.serve("POST", path, self.headers, raw))
+            return
         with state.lock:
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
@@ -249,10 +374,27 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         with state.lock:
             state.requests.append(
-                ReceivedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body, prompt)
+                ReceivedRequest(
+                    path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    prompt,
+                    time.monotonic(),
+                )
             )
-            fault = _take_fault(state, prompt)
-            text = next((t for w, t in state.answers if w is None or w in prompt), None)
+            fault: _Fault | None = None
+            text: str | None = None
+            wait = state.limit.try_take(time.monotonic()) if state.limit is not None else None
+            if wait is not None:
+                state.rejected += 1
+            else:
+                fault = _take_fault(state, prompt)
+                text = next((t for w, t in state.answers if w is None or w in prompt), None)
+        if wait is not None:
+            after = str(max(1, math.ceil(wait)))
+            body_429 = {"error": {"message": "rate limit exceeded", "type": "rate_limit"}}
+            self._send(429, body_429, {"Retry-After": after, "retry-after-ms": f"{wait * 1e3:.0f}"})
+            return
         if state.latency:
             time.sleep(state.latency)
         try:
@@ -260,10 +402,15 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if text is None:
                 text = state.planner(prompt)
+            extra = (state.cached_tokens, state.reasoning_tokens)
             reply = (
-                _openai_reply(body, text) if flavour == "openai" else _anthropic_reply(body, text)
+                _openai_reply(body, text, *extra)
+                if flavour == "openai"
+                else _anthropic_reply(body, text, extra[0])
             )
             self._send(200, reply)
+            with state.lock:
+                state.served += 1
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
             pass
 
@@ -331,7 +478,7 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def _openai_reply(body: Any, text: str) -> dict[str, Any]:
+def _openai_reply(body: Any, text: str, cached: int = 0, reasoning: int = 0) -> dict[str, Any]:
     prompt = _prompt_of(body)
     return {
         "id": "chatcmpl-fake",
@@ -350,11 +497,13 @@ def _openai_reply(body: Any, text: str) -> dict[str, Any]:
             "prompt_tokens": _tokens(prompt),
             "completion_tokens": _tokens(text),
             "total_tokens": _tokens(prompt) + _tokens(text),
+            "prompt_tokens_details": {"cached_tokens": min(cached, _tokens(prompt))},
+            "completion_tokens_details": {"reasoning_tokens": reasoning},
         },
     }
 
 
-def _anthropic_reply(body: Any, text: str) -> dict[str, Any]:
+def _anthropic_reply(body: Any, text: str, cached: int = 0) -> dict[str, Any]:
     body = body if isinstance(body, dict) else {}
     forced = body.get("tool_choice", {}).get("name") if body.get("tools") else None
     content: list[dict[str, Any]]
@@ -374,5 +523,10 @@ def _anthropic_reply(body: Any, text: str) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": _tokens(_prompt_of(body)), "output_tokens": _tokens(text)},
+        "usage": {
+            "input_tokens": _tokens(_prompt_of(body)) - min(cached, _tokens(_prompt_of(body))),
+            "output_tokens": _tokens(text),
+            "cache_read_input_tokens": min(cached, _tokens(_prompt_of(body))),
+            "cache_creation_input_tokens": 0,
+        },
     }

@@ -58,6 +58,8 @@ def test_ctrl_c_keeps_finished_rows(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # a parent that ignores SIGINT would hand that on: the child must see Ctrl+C
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         try:
             _wait_for_rows(out / "results.jsonl", 3)

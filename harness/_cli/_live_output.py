@@ -1,0 +1,56 @@
+"""What ``planeval run`` prints about live calls: tokens and cost per model, budget stops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.run import RunResult
+
+__all__ = ["print_budget_stop", "print_usage"]
+
+
+def print_usage(console: Console, results: list[RunResult]) -> None:
+    """A table of tokens and cost per suite and model, when any row reported usage."""
+    from rich.table import Table
+
+    from harness.cost import run_prices, summarize_usage, usage_table_rows
+
+    blocks = []
+    for result in results:
+        summaries, total = summarize_usage(result.rows, run_prices(result.manifest))
+        if total.calls:
+            blocks.append((result.manifest.suite, summaries, total))
+    if not blocks:
+        return
+    table = Table(title="tokens and cost per suite and model (— no usage reported)")
+    head = ("suite", "model", "calls", "input", "cached", "output", "reasoning", "cost", "$/pass")
+    for name in head:
+        table.add_column(name, justify="left" if name in ("suite", "model") else "right")
+    for suite, summaries, total in blocks:
+        for cells in usage_table_rows(summaries, total):
+            table.add_row(suite, *cells)
+    console.print(table)
+
+
+def print_budget_stop(
+    console: Console, result: RunResult, suite_arg: str, fixtures: Path | None
+) -> None:
+    """One line when the budget stopped calls, and the command that continues the run."""
+    budget = result.manifest.budget or {}
+    stopped = budget.get("stopped")
+    if not stopped:
+        return
+    refused = [r for r in result.rows if r.status == "missing" and r.detail == stopped]
+    reason = stopped.removeprefix("not called: ")
+    command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
+    console.print(
+        f"budget: {reason}; {len(refused)} sample(s) were not called (missing). "
+        f"Continue, paying only for the gaps, with: {command}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )

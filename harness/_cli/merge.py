@@ -1,0 +1,36 @@
+"""``planeval merge RUN...``: join the shard runs of one suite and prompt into one run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness._cli._output import fail_input
+
+
+def merge_command(
+    runs: list[Path] = typer.Argument(
+        ..., help="Shard run folders (made with `planeval run --shard i/n`).", show_default=False
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="The merged run folder (default beside the first run)."
+    ),
+) -> None:
+    """Merge shard runs into one run that report, compare and gate read like any run.
+
+    Refuses runs of different suites, prompts, models or samples, overlapping shards, and
+    names the shards that are missing. Exit codes: 0 merged, 2 cannot be merged.
+    """
+    from harness._errors import InputError
+    from harness.run import merge_runs
+
+    try:
+        merged = merge_runs(runs, out)
+    except InputError as exc:
+        fail_input(exc)
+    counts = ", ".join(f"{n} {s}" for s, n in merged.manifest.counts.items() if n)
+    typer.echo(
+        f"merged {merged.rows:,} rows from {len(merged.sources)} run(s) into {merged.run_dir} "
+        f"({counts})"
+    )

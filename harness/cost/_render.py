@@ -1,0 +1,157 @@
+"""Tokens and cost as people read them: unknown is ``unknown``, no usage is ``—``, never 0."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness.cost._prices import Price
+from harness.cost._usage import UsageSummary, summarize_usage
+
+__all__ = [
+    "compare_usage",
+    "compare_usage_markdown",
+    "format_tokens",
+    "format_usd",
+    "usage_markdown",
+    "usage_table_rows",
+]
+
+NONE = "—"
+"""Shown for rows that report no usage (command and dataset models)."""
+
+
+def format_usd(value: float | None, *, known_tokens: bool = True) -> str:
+    """``$0.0123``; ``unknown`` without a price; ``—`` when there was no usage at all."""
+    if not known_tokens:
+        return NONE
+    if value is None:
+        return "unknown"
+    if value == 0 or value >= 0.01:
+        return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+    return f"${value:.6f}"
+
+
+def format_tokens(summary: UsageSummary, key: str) -> str:
+    """A token count with thousands separators, or ``—`` when the provider reported none."""
+    if not summary.calls or key not in summary.tokens:
+        return NONE
+    return f"{summary.tokens[key]:,}"
+
+
+_HEAD = ("model", "calls", "input", "cached", "output", "reasoning", "cost", "cost / pass")
+
+
+def usage_table_rows(summaries: list[UsageSummary], total: UsageSummary) -> list[tuple[str, ...]]:
+    """One tuple of cells per model and one for the total (columns: ``_HEAD``)."""
+    out: list[tuple[str, ...]] = []
+    for s in [*summaries, total]:
+        out.append(
+            (
+                s.model if s.model is not None else "total",
+                f"{s.calls:,}" if s.calls else NONE,
+                format_tokens(s, "input"),
+                format_tokens(s, "cached_input"),
+                format_tokens(s, "output"),
+                format_tokens(s, "reasoning"),
+                format_usd(s.known_cost, known_tokens=s.known_tokens),
+                format_usd(s.cost_per_pass, known_tokens=s.known_tokens)
+                if s.passes or not s.known_tokens
+                else "no pass",
+            )
+        )
+    return out
+
+
+def usage_markdown(
+    rows: Iterable[Mapping[str, Any] | Any],
+    prices: Mapping[str, Price | None],
+    *,
+    limit: int = 25,
+) -> list[str]:
+    """The ``### Tokens and cost`` section of summary.md (empty when no row has usage).
+
+    At most ``limit`` models are listed (those with the most tokens first), then the total.
+    """
+    summaries, total = summarize_usage(rows, prices)
+    if not total.calls:
+        return []
+    hidden = max(0, len(summaries) - limit)
+    if hidden:
+        summaries = sorted(summaries, key=lambda u: -sum(u.tokens.values()))[:limit]
+    lines = [
+        "### Tokens and cost",
+        "",
+        "| " + " | ".join(_HEAD) + " |",
+        "|---|" + "---:|" * (len(_HEAD) - 1),
+    ]
+    for cells in usage_table_rows(summaries, total):
+        lines.append("| " + " | ".join(cells) + " |")
+    if hidden:
+        lines.append(f"| …and {hidden:,} more models | | | | | | | |")
+    dated = sorted({f"{p.taken} ({p.source})" for p in prices.values() if p is not None})
+    unpriced = [s.model for s in summaries if s.unpriced]
+    lines.append("")
+    if dated:
+        lines.append("Prices: " + "; ".join(dated) + ".")
+    if unpriced:
+        lines.append(
+            "No price for " + ", ".join(f"`{m}`" for m in unpriced) + ": cost unknown "
+            "(set one with a suite's `prices:` file or `--prices FILE`)."
+        )
+    lines.append("")
+    return lines
+
+
+def compare_usage(
+    base: Iterable[Mapping[str, Any] | Any],
+    base_prices: Mapping[str, Price | None],
+    cand: Iterable[Mapping[str, Any] | Any],
+    cand_prices: Mapping[str, Price | None],
+) -> dict[str, Any] | None:
+    """Tokens and cost of both runs per model and in total (None when neither has usage)."""
+    base_models, base_total = summarize_usage(base, base_prices)
+    cand_models, cand_total = summarize_usage(cand, cand_prices)
+    if not base_total.calls and not cand_total.calls:
+        return None
+    by_model: dict[str, dict[str, Any]] = {}
+    for side, summaries in (("base", base_models), ("cand", cand_models)):
+        for s in summaries:
+            by_model.setdefault(str(s.model), {"base": None, "cand": None})[side] = s.to_dict()
+    return {
+        "models": by_model,
+        "total": {"base": base_total.to_dict(), "cand": cand_total.to_dict()},
+    }
+
+
+def compare_usage_markdown(usage: dict[str, Any] | None) -> list[str]:
+    """The ``### Tokens and cost`` section of ``compare --format markdown``."""
+    if usage is None:
+        return []
+    lines = [
+        "### Tokens and cost",
+        "",
+        "| model | tokens base | tokens candidate | cost base | cost candidate "
+        "| cost / pass base | cost / pass candidate |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    rows = [*usage["models"].items(), ("**total**", usage["total"])]
+    for model, sides in rows:
+        cells = [model if model.startswith("**") else f"`{model}`"]
+        for key in ("tokens", "cost_usd", "cost_per_pass_usd"):
+            for side in ("base", "cand"):
+                data = sides.get(side)
+                cells.append(_cell(data, key))
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _cell(data: dict[str, Any] | None, key: str) -> str:
+    if not data or not data.get("tokens"):
+        return NONE
+    if key == "tokens":
+        tokens = data["tokens"]
+        return f"{tokens.get('input', 0) + tokens.get('output', 0):,}"
+    if key == "cost_per_pass_usd" and not data.get("passes"):
+        return "no pass"
+    return format_usd(data.get(key))

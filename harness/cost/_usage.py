@@ -1,0 +1,131 @@
+"""Tokens and cost of a run's rows, per model and in total, and cost per passing plan.
+
+Rows without usage (``command`` and ``dataset`` models, missing rows) add nothing and are never
+counted as zero: a model none of whose rows has usage shows its tokens as unknown. A cost is
+known only when every row with usage has a price that covers the tokens it used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.cost._prices import Price
+
+__all__ = ["UsageSummary", "call_cost", "summarize_usage"]
+
+_MILLION = 1_000_000.0
+
+
+def call_cost(tokens: Mapping[str, int] | None, price: Price | None) -> float | None:
+    """USD for one call's ``tokens`` at ``price``; None when either is unknown.
+
+    Uncached input at the input rate, cache hits at ``cached_input``, cache writes at
+    ``cache_write_input``, output (reasoning included) at the output rate. Cached or written
+    tokens without a rate for them make the cost unknown.
+    """
+    if tokens is None or price is None:
+        return None
+    cached = int(tokens.get("cached_input") or 0)
+    written = int(tokens.get("cache_write_input") or 0)
+    if (cached and price.cached_input is None) or (written and price.cache_write_input is None):
+        return None
+    plain = max(0, int(tokens.get("input") or 0) - cached - written)
+    usd = plain * price.input + int(tokens.get("output") or 0) * price.output
+    if cached:
+        usd += cached * (price.cached_input or 0.0)
+    if written:
+        usd += written * (price.cache_write_input or 0.0)
+    return usd / _MILLION
+
+
+@dataclass(slots=True)
+class UsageSummary:
+    """Tokens and cost of one model's rows (or of a whole run, ``model`` = None)."""
+
+    model: str | None
+    """The model id, or None for the run's total."""
+    rows: int = 0
+    """Rows seen."""
+    calls: int = 0
+    """Rows whose answer reported usage."""
+    passes: int = 0
+    """Rows whose plan passed."""
+    tokens: dict[str, int] = field(default_factory=dict)
+    """Summed usage per key (``input``, ``output``, ``cached_input``, ...)."""
+    cost: float | None = 0.0
+    """USD, or None when some row's cost is unknown."""
+    unpriced: int = 0
+    """Rows with usage whose cost is unknown."""
+
+    @property
+    def known_tokens(self) -> bool:
+        """True when at least one row reported usage."""
+        return self.calls > 0
+
+    @property
+    def known_cost(self) -> float | None:
+        """The cost when every row with usage was priced (and some row had usage)."""
+        return self.cost if self.calls and self.unpriced == 0 else None
+
+    @property
+    def cost_per_pass(self) -> float | None:
+        """USD per passing plan; None when the cost is unknown or nothing passed."""
+        cost = self.known_cost
+        return cost / self.passes if cost is not None and self.passes else None
+
+    def add(self, row: Mapping[str, Any], price: Price | None) -> None:
+        """Count one results row."""
+        self.rows += 1
+        if row.get("status") == "pass":
+            self.passes += 1
+        tokens = row.get("tokens")
+        if not isinstance(tokens, dict):
+            return
+        self.calls += 1
+        for key, value in tokens.items():
+            if isinstance(value, int):
+                self.tokens[key] = self.tokens.get(key, 0) + value
+        usd = call_cost(tokens, price)
+        if usd is None:
+            self.unpriced += 1
+        elif self.cost is not None:
+            self.cost += usd
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as ``--format json`` shows it (unknowns are null)."""
+        return {
+            "model": self.model,
+            "rows": self.rows,
+            "passes": self.passes,
+            "calls_with_usage": self.calls,
+            "tokens": dict(self.tokens) if self.calls else None,
+            "cost_usd": self.known_cost,
+            "cost_per_pass_usd": self.cost_per_pass,
+            "unpriced_calls": self.unpriced,
+        }
+
+
+def summarize_usage(
+    rows: Iterable[Mapping[str, Any] | Any], prices: Mapping[str, Price | None]
+) -> tuple[list[UsageSummary], UsageSummary]:
+    """Per-model summaries (in first-seen order) and the run's total.
+
+    Args:
+        rows: results rows as dicts (results.jsonl) or ``ResultRow`` objects.
+        prices: the price of each model id (None or absent: unknown).
+    """
+    per_model: dict[str, UsageSummary] = {}
+    total = UsageSummary(None)
+    for raw in rows:
+        row = raw if isinstance(raw, Mapping) else _as_mapping(raw)
+        model = str(row.get("model"))
+        price = prices.get(model)
+        per_model.setdefault(model, UsageSummary(model)).add(row, price)
+        total.add(row, price)
+    return list(per_model.values()), total
+
+
+def _as_mapping(row: Any) -> dict[str, Any]:
+    return {"model": row.model, "status": row.status, "tokens": row.tokens}

@@ -1,0 +1,62 @@
+"""Shards: a deterministic, balanced slice of a run's (model x case x sample) items.
+
+Items are numbered in suite order (models in the suite's order, then cases, then samples);
+shard ``i/n`` takes every item whose number is ``i - 1`` modulo ``n``. Every shard gets
+``items // n`` or one more, every model and case is spread over all shards (so each shard
+meets the same rate limits), and the same suite always splits the same way on any machine.
+Each item, and so each recording file, belongs to exactly one shard: shards never write the
+same file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from harness._errors import InputError
+
+__all__ = ["Shard", "parse_shard"]
+
+T = TypeVar("T")
+_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """Shard ``index`` of ``count`` (1-based, as ``--shard 2/3`` says it)."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or not 1 <= self.index <= self.count:
+            raise InputError(
+                f"--shard {self.index}/{self.count} is not a shard: use i/n with 1 <= i <= n"
+            )
+
+    def select(self, items: Sequence[T]) -> list[T]:
+        """This shard's items, in their order."""
+        return list(items[self.index - 1 :: self.count])
+
+    @property
+    def label(self) -> str:
+        """``2/3``."""
+        return f"{self.index}/{self.count}"
+
+    def describe(self, total: int) -> dict[str, int]:
+        """As run.json records it: ``{index, count, items}`` (items of the whole run)."""
+        return {"index": self.index, "count": self.count, "items": total}
+
+
+def parse_shard(text: str) -> Shard:
+    """``"2/3"`` -> ``Shard(2, 3)``.
+
+    Raises:
+        InputError: anything but ``i/n`` with ``1 <= i <= n``.
+    """
+    match = _SPEC.match(text)
+    if match is None:
+        raise InputError(f"--shard {text!r} is not i/n (for example --shard 2/3)")
+    return Shard(int(match.group(1)), int(match.group(2)))
