@@ -21,9 +21,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from harness._errors import InputError
+from harness._yaml import load_yaml
 
 __all__ = ["PRICES_FORMAT", "Price", "PriceTable", "default_prices", "load_prices"]
 
@@ -97,10 +97,7 @@ def load_prices(path: Path | str) -> PriceTable:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read the price file: {exc}", source=source) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"the price file is not YAML: {exc}", source=source) from None
+    data = load_yaml(text, source=source)
     if not isinstance(data, dict) or not isinstance(data.get("models"), list):
         raise InputError(
             "not a price file: expected a mapping with a 'models' list",
