@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from harness.execute._agents import demo_agent
+from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent, TaskContext, TaskError
 from harness.execute._executor import execute
 from harness.execute._graph import TaskGraph
@@ -149,7 +150,7 @@ def _scenario(
     max_concurrency: int,
     fsync_every: int,
 ) -> ResumeScenario:
-    stop = threading.Event()
+    stop = StopSignal()
 
     def crashing(context: TaskContext) -> Any:
         if context.task.id != crash_at:

@@ -49,6 +49,7 @@ class _Task:
     retryable: bool | None = None
     blocked_by: str | None = None
     line = 0
+    base = 0  # attempts before the last budget reset
 
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
@@ -71,6 +72,7 @@ class _Task:
             retryable=self.retryable,
             blocked_by=self.blocked_by,
             line=self.line,
+            attempts_since_reset=max(0, self.attempts - self.base),
         )
 
 
@@ -165,6 +167,7 @@ class _Replayer:
         self.torn: Damage | None = None
         self.checksummed = False  # a checksummed line was seen: every later one needs one
         self.suspect: dict[str, None] = {}
+        self.fingerprints: dict[str, str] | None = None
 
     def run(self, lines: Iterable[str | bytes]) -> ReplayState:
         """Replay lines (``str``; ``bytes`` for a line that is not valid UTF-8)."""
@@ -328,6 +331,8 @@ class _Replayer:
             task.attempts = max(task.attempts, _attempt(entry), 1)
             self.completed[task.task_id] = None
             return
+        if event == "task_attempt_ended":
+            return  # an abandoned attempt returned: it changes no status
         if task.status == "succeeded":
             return  # a late failure or block does not undo a success (the gem's rule)
         if event == "task_failed":
@@ -370,6 +375,11 @@ class _Replayer:
             self.unknown[event] = self.unknown.get(event, 0) + 1
 
     def _identify(self, entry: dict[str, Any]) -> None:
+        structure = entry.get("structure")
+        if type(structure) is dict:
+            tasks = structure.get("tasks")
+            if type(tasks) is dict and all(type(v) is str for v in tasks.values()):
+                self.fingerprints = tasks
         plan_id = entry.get("plan_id")
         if type(plan_id) is str:
             self.plan_id = plan_id
@@ -379,6 +389,11 @@ class _Replayer:
 
     def _restore(self, entry: dict[str, Any]) -> None:
         """Apply a resume: only the ``restored`` tasks keep their success."""
+        reset = entry.get("reset_attempts")
+        for task_id in reset if isinstance(reset, list) else ():
+            task = self.tasks.get(task_id) if type(task_id) is str else None
+            if task is not None:
+                task.base = task.attempts
         restored = entry.get("restored")
         if not isinstance(restored, list):
             return
@@ -443,6 +458,7 @@ class _Replayer:
                 self.tasks[task_id].output = None
         return ReplayState(
             suspect=tuple(self.suspect),
+            task_fingerprints=self.fingerprints,
             path=self.source,
             plan_id=self.plan_id,
             plan_hash=self.plan_hash,
