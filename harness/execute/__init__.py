@@ -10,6 +10,7 @@ from harness.execute._result import ExecutionResult, ExecutionStatus, TaskFailur
 from harness.execute._resume import ResumeDecision, decide_resume, resolve_task
 from harness.execute._resume_eval import (
     CRASH_MODES,
+    PROPERTIES,
     CrashMode,
     ResumeScenario,
     resume_scenarios,
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_MAX_TOTAL_ATTEMPTS",
     "EXHAUSTED",
+    "PROPERTIES",
     "RESUME_SUFFIX",
     "Agent",
     "AgentLoadError",

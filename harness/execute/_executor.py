@@ -17,7 +17,13 @@ from harness.execute._graph import TaskGraph
 from harness.execute._result import ExecutionResult
 from harness.execute._resume import decide_resume
 from harness.execute._scheduler import EventHook, Execution
-from harness.journal import JournalLock, JournalWriter, prepare_journal_folder, replay
+from harness.journal import (
+    JournalLock,
+    JournalWriter,
+    prepare_journal_folder,
+    replay,
+    require_journal,
+)
 from harness.plan import Plan
 
 __all__ = ["DEFAULT_GRACE", "DEFAULT_MAX_TOTAL_ATTEMPTS", "execute"]
@@ -76,7 +82,7 @@ def execute(
             until it has returned (two attempts of one task never overlap).
         grace: seconds an abandoned attempt (timed out, or running at an interruption) may
             keep running; past it the execution stops and names the stuck task.
-        fsync_every: fsync the journal every N events.
+        fsync_every: fsync the journal every N events (0: never, for simulations).
         stop: set it (from any thread) to interrupt the execution; a ``StopSignal`` wakes
             the scheduler at once (a plain ``threading.Event`` is noticed within 50 ms).
         handle_signals: turn SIGINT and SIGTERM into an interruption (main thread only).
@@ -102,7 +108,9 @@ def execute(
         raise JournalError(
             "--from needs --resume", source=str(path), hint="add --resume (resume=True)"
         )
-    prepare_journal_folder(path)
+    if path.exists() and not path.is_dir():
+        require_journal(path)  # never append to a plan or any other file
+    prepare_journal_folder(path, durable=fsync_every > 0)
     with JournalLock(path):
         return _execute_locked(
             plan,
