@@ -26,8 +26,8 @@ NO_RATE = "–"
 
 def _rounded(k: int, n: int, decimals: int) -> int:
     """``100 * k / n`` in units of ``10**-decimals`` percent, rounded half up (k, n >= 0)."""
-    scaled_num = 100 * k * 10**decimals
-    return (2 * scaled_num + n) // (2 * n)
+    scaled = 100 * k * int(10**decimals)
+    return (2 * scaled + n) // (2 * n)
 
 
 def _text(units: int, decimals: int) -> str:

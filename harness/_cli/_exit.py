@@ -17,7 +17,7 @@ class ExitCode(IntEnum):
     INPUT = 2
     """Unusable input or a wrong command line."""
     STALE = 3
-    """Missing or stale recordings."""
+    """Missing or stale recordings, or an incomplete run (gate and baseline refuse it)."""
     INFRA = 4
     """Infrastructure errors (network, provider) over tolerance."""
     IN_USE = 5

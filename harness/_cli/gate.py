@@ -1,18 +1,67 @@
-"""``planeval gate RUN``: the CI verdict against thresholds and a committed baseline."""
+"""``planeval gate RUN...``: the CI verdict against thresholds and each suite's baseline."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from harness._cli._output import fail_input, print_json
+from harness._cli._exit import ExitCode
+from harness._cli._output import fail_input, print_json, say_error
 from harness._errors import InputError
+
+if TYPE_CHECKING:
+    from harness.gate import GateResult
+
+# Across runs, like across rules: unusable input, then missing rows, infrastructure, quality.
+_PRECEDENCE = (ExitCode.INPUT, ExitCode.STALE, ExitCode.INFRA, ExitCode.FAILED, ExitCode.OK)
+
+
+@dataclass
+class _Options:
+    min_pass_rate: float | None
+    max_drop: float | None
+    no_new_failures: bool
+    max_infra_errors: int
+    max_missing: int
+    baseline: Path | None
+
+
+@dataclass
+class _Verdict:
+    """One run's outcome: a gate result, or the one-line reason it could not be judged."""
+
+    run: Path
+    exit_code: int
+    suite: str | None = None
+    baseline: str | None = None
+    result: GateResult | None = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        decided = self.result.decided_by if self.result else None
+        return {
+            "run": str(self.run),
+            "suite": self.suite,
+            "baseline": self.baseline,
+            "exit_code": self.exit_code,
+            "decided_by": decided.rule if decided else None,
+            "error": self.error,
+            "rules": [r.to_dict() for r in self.result.rules] if self.result else [],
+            "warnings": self.warnings,
+        }
 
 
 def gate_command(
-    run: Annotated[Path, typer.Argument(help="The run folder to judge.")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Run folders to judge, or a folder of them (one per suite).", show_default=False
+        ),
+    ],
     min_pass_rate: Annotated[
         float | None,
         typer.Option("--min-pass-rate", help="Every model's pass rate must reach this (0-1)."),
@@ -23,11 +72,17 @@ def gate_command(
     ] = None,
     baseline: Annotated[
         Path | None,
-        typer.Option("--baseline", help="Baseline file (default: reports/baseline.json)."),
+        typer.Option(
+            "--baseline",
+            help="A baseline file, or a folder of <suite>.json (default: reports/baselines/).",
+        ),
     ] = None,
     no_new_failures: Annotated[
         bool,
-        typer.Option("--no-new-failures", help="No case passing in the baseline may fail."),
+        typer.Option(
+            "--no-new-failures",
+            help="Fail on cases that newly fail beyond chance (docs/ci.md: the evidence rule).",
+        ),
     ] = False,
     max_infra_errors: Annotated[
         int, typer.Option("--max-infra-errors", help="Error rows tolerated (default 0).")
@@ -38,57 +93,107 @@ def gate_command(
     ] = 0,
     fmt: Annotated[str, typer.Option("--format", help="text | json.")] = "text",
 ) -> None:
-    """Exit 0 pass, 1 regression, 2 unusable input, 3 missing or stale, 4 infra errors."""
+    """Judge runs against thresholds and each suite's baseline: the CI verdict.
+
+    Exit 0 pass, 1 regression, 2 unusable input, 3 missing or stale recordings or an
+    incomplete run, 4 infrastructure errors. With several runs, the worst in that order
+    (2, 3, 4, 1).
+    """
     if fmt not in ("text", "json"):
         fail_input(f"--format must be text or json, not {fmt!r}")
-    from harness.gate import default_baseline_path, load_baseline, run_gate, validate_options
-    from harness.report import load_run
+    from harness.gate import run_folders, validate_options
 
     try:
         validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
-        loaded = load_run(run)
-        for warning in loaded.warnings:
-            typer.echo(f"planeval: warning: {warning}", err=True)
-        base = None
-        if max_drop is not None or no_new_failures:
-            base = load_baseline(baseline or default_baseline_path(loaded.run_dir))
-        result = run_gate(
-            loaded,
-            min_pass_rate=min_pass_rate,
-            max_drop=max_drop,
-            no_new_failures=no_new_failures,
-            max_infra_errors=max_infra_errors,
-            max_missing=max_missing,
-            baseline=base,
-        )
+        folders = run_folders(runs)
     except InputError as exc:
         fail_input(exc)
-    decided = result.decided_by
+    options = _Options(
+        min_pass_rate, max_drop, no_new_failures, max_infra_errors, max_missing, baseline
+    )
+    verdicts = [_judge(folder, options) for folder in folders]
+    code = next(c for c in _PRECEDENCE if any(v.exit_code == c for v in verdicts))
     if fmt == "json":
-        print_json(
-            {
-                "run": str(loaded.run_dir),
-                "suite": loaded.suite,
-                "baseline": base.path if base else None,
-                "exit_code": result.exit_code,
-                "decided_by": decided.rule if decided else None,
-                "rules": [r.to_dict() for r in result.rules],
-                "warnings": loaded.warnings,
-            }
-        )
-        raise typer.Exit(result.exit_code)
+        for verdict in verdicts:
+            if verdict.error:
+                say_error(verdict.error)
+        if len(verdicts) == 1:
+            print_json(verdicts[0].to_dict())
+        else:
+            print_json({"exit_code": int(code), "runs": [v.to_dict() for v in verdicts]})
+        raise typer.Exit(code)
     if min_pass_rate is None and max_drop is None and not no_new_failures:
         typer.echo("note: no quality rule given (--min-pass-rate, --max-drop, --no-new-failures)")
-    for r in result.rules:
+    for verdict in verdicts:
+        _print(verdict, several=len(verdicts) > 1)
+    if len(verdicts) > 1:
+        worst = next(v for v in verdicts if v.exit_code == code)
+        passed = sum(v.exit_code == 0 for v in verdicts)
+        what = "PASS" if code == 0 else "FAIL"
+        typer.echo(
+            f"gate: {what} (exit {int(code)}): {passed} of {len(verdicts)} runs pass"
+            + ("" if code == 0 else f"; decided by {worst.suite or worst.run}")
+        )
+    raise typer.Exit(code)
+
+
+def _judge(folder: Path, o: _Options) -> _Verdict:
+    """Gate one run; unusable input and incomplete runs become a verdict, not an exit."""
+    from harness.gate import IncompleteRunError, baseline_path, load_baseline, run_gate
+    from harness.report import load_run
+
+    base = None
+    suite = None
+    try:
+        loaded = load_run(folder)
+        suite = loaded.suite
+        if o.max_drop is not None or o.no_new_failures:
+            base = load_baseline(baseline_path(loaded.suite, o.baseline, loaded.run_dir))
+        result = run_gate(
+            loaded,
+            min_pass_rate=o.min_pass_rate,
+            max_drop=o.max_drop,
+            no_new_failures=o.no_new_failures,
+            max_infra_errors=o.max_infra_errors,
+            max_missing=o.max_missing,
+            baseline=base,
+        )
+    except IncompleteRunError as exc:
+        return _Verdict(folder, ExitCode.STALE, suite=suite, error=exc.one_line())
+    except InputError as exc:
+        return _Verdict(folder, ExitCode.INPUT, error=exc.one_line())
+    return _Verdict(
+        loaded.run_dir,
+        result.exit_code,
+        suite=loaded.suite,
+        baseline=base.path if base else None,
+        result=result,
+        warnings=loaded.warnings,
+    )
+
+
+def _print(v: _Verdict, *, several: bool) -> None:
+    if several:
+        typer.echo(f"== {v.suite or '?'} ({v.run})")
+    for warning in v.warnings:
+        typer.echo(f"planeval: warning: {warning}", err=True)
+    if v.result is None:
+        say_error(v.error or "unusable run")
+        if several:
+            typer.echo(f"{v.suite or v.run}: not judged (exit {v.exit_code}): {v.error}")
+        return
+    for r in v.result.rules:
         typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.rule}: {r.message}")
         for d in r.details[:10]:
             typer.echo(f"       {d}")
         if len(r.details) > 10:
             typer.echo(f"       …and {len(r.details) - 10} more")
+    decided = v.result.decided_by
+    name = f"{v.suite}: " if several else ""
     if decided is None:
-        typer.echo(f"gate: PASS (exit 0): all {len(result.rules)} rules hold")
+        typer.echo(f"{name}gate: PASS (exit 0): all {len(v.result.rules)} rules hold")
     else:
         typer.echo(
-            f"gate: FAIL (exit {decided.exit_code}) decided by {decided.rule}: {decided.message}"
+            f"{name}gate: FAIL (exit {decided.exit_code}) decided by {decided.rule}: "
+            f"{decided.message}"
         )
-    raise typer.Exit(result.exit_code)

@@ -7,8 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from harness._cli._output import fail_input, print_json
+from harness._cli._exit import ExitCode
+from harness._cli._output import fail_input, print_json, say_error
 from harness._errors import InputError
+from harness._format import format_rate
 
 
 def _plain(value: Any) -> Any:
@@ -19,7 +21,13 @@ def _plain(value: Any) -> Any:
 
 
 def report_command(
-    run: Annotated[Path, typer.Argument(help="The run folder (reports/runs/<run-id>).")],
+    run: Annotated[
+        Path,
+        typer.Argument(
+            help="The run folder (reports/runs/<run-id>), or a folder of runs: then every "
+            "run's report plus index.html."
+        ),
+    ],
     out: Annotated[
         Path | None, typer.Option("--out", help="Write the files here instead of the run folder.")
     ] = None,
@@ -28,8 +36,11 @@ def report_command(
     """Write summary.md, report.html, junit.xml and results.csv into the run folder."""
     if fmt not in ("text", "json"):
         fail_input(f"--format must be text or json, not {fmt!r}")
-    from harness.report import load_run, write_report
+    from harness.report import is_run_folder, load_run, write_report
 
+    if run.is_dir() and not is_run_folder(run):
+        _index(run, out, fmt)
+        return
     try:
         loaded = load_run(run)
         for warning in loaded.warnings:
@@ -59,10 +70,52 @@ def report_command(
             }
         )
         return
-    rate = f"{100 * total['rate']:.1f}%" if total["counted"] else "no counted results"
+    rate = (
+        format_rate(total["passed"], total["counted"]) if total["counted"] else "no counted results"
+    )
     typer.echo(
         f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass ({rate}); "
         f"not counted: {total['missing']} missing, {total['stale']} stale, {total['error']} error"
     )
     for path in paths.values():
         typer.echo(f"wrote {path}")
+
+
+def _index(folder: Path, out: Path | None, fmt: str) -> None:
+    """``planeval report DIR`` on a folder of runs: each run's report and index.html."""
+    from harness.report import write_index
+
+    try:
+        index, entries = write_index(folder, out)
+    except InputError as exc:
+        fail_input(exc)
+    if fmt == "json":
+        print_json(
+            {
+                "index_html": str(index),
+                "runs": [
+                    {
+                        "run": str(e.run_dir),
+                        "suite": e.files.summary.run.suite if e.files else None,
+                        "report_html": str(e.files.report_html) if e.files else None,
+                        "problem": e.problem,
+                    }
+                    for e in entries
+                ],
+            }
+        )
+    else:
+        for e in entries:
+            if e.files is None:
+                continue
+            t = e.files.summary.total
+            typer.echo(
+                f"{e.files.summary.run.suite}: {t['passed']}/{t['counted']} counted results "
+                f"pass ({format_rate(t['passed'], t['counted'])}); wrote {e.files.report_html}"
+            )
+        typer.echo(f"wrote {index}")
+    bad = [e for e in entries if e.files is None]
+    for e in bad:
+        say_error(f"no report for {e.problem}")
+    if bad:
+        raise typer.Exit(int(ExitCode.INPUT))

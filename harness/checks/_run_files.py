@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import PlanLoadError
+from harness._gc import gc_paused
 from harness.checks._report import CheckReport, Expectations
 from harness.checks._structural import check_plan
 from harness.plan import MAX_PLAN_BYTES, load_plan_file
@@ -66,13 +67,15 @@ def check_files(
         except PlanLoadError as exc:
             results.append(FileResult(str(path), None, _without_source(exc, str(path))))
             continue
-        for label, plan in loaded:
-            if isinstance(plan, PlanLoadError):
-                results.append(FileResult(label, None, _without_source(plan, label)))
-            else:
-                results.append(
-                    FileResult(label, check_plan(plan, registry=registry, expect=expect), None)
-                )
+        # A multi-plan file builds many small acyclic objects: the cyclic collector would
+        # only rescan them (see harness._gc).
+        with gc_paused():
+            for label, plan in loaded:
+                if isinstance(plan, PlanLoadError):
+                    results.append(FileResult(label, None, _without_source(plan, label)))
+                else:
+                    report = check_plan(plan, registry=registry, expect=expect)
+                    results.append(FileResult(label, report, None))
     return results
 
 

@@ -18,7 +18,9 @@ from harness.schemas import load_schema
 if TYPE_CHECKING:  # imported when a plan breaks the schema: valid plans never pay for it
     from jsonschema import Draft202012Validator
 
-__all__ = ["is_valid_task", "schema_errors", "workflow_ok"]
+    from harness.plan import Plan
+
+__all__ = ["is_valid_task", "plan_model_ok", "schema_errors", "workflow_ok"]
 
 _ON_FAILURE = frozenset({"stop", "skip_dependents", "continue"})
 _AGENT_FIELDS = ("name", "description", "instructions")
@@ -48,6 +50,25 @@ def schema_errors(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         errors = _validators()[1].iter_errors(task)
         for error in sorted(errors, key=lambda e: list(e.absolute_path)):
             yield _pointer(["tasks", index, *error.absolute_path]), error.message
+
+
+def plan_model_ok(plan: Plan) -> bool:
+    """True when a plan built without a source document (directly by an adapter) certainly
+    matches the schema: what ``plan.to_dict()`` would give is then valid, so it need not be
+    built. False means "not sure": the caller validates ``plan.to_dict()``."""
+    if plan.extra or (plan.plan_id is not None and plan.plan_id == ""):
+        return False
+    for task in plan.tasks:
+        if task.extra or task.agent is not None or not task.id:
+            return False
+        if "" in task.capabilities or "" in task.depends_on:
+            return False
+        if task.on_failure is not None and task.on_failure not in _ON_FAILURE:
+            return False
+        for need in task.needs:
+            if not need.name or not need.task:
+                return False
+    return True
 
 
 def _root_ok(doc: Mapping[str, Any]) -> bool:

@@ -9,12 +9,11 @@ asked about, so a 100,000-task plan is checked in well under a second.
 from __future__ import annotations
 
 import difflib
-from collections import deque
 from collections.abc import Callable
 
 from harness._gc import gc_paused
 from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
-from harness.checks._schema import schema_errors, workflow_ok
+from harness.checks._schema import plan_model_ok, schema_errors, workflow_ok
 from harness.plan import Plan
 from harness.registry import Registry, parse_reference
 
@@ -24,6 +23,10 @@ _EXACT_REDUNDANCY_LIMIT = 20_000
 """Plans up to this many tasks get an exact redundant_dependency check; larger ones are checked
 for redundancy through paths of two edges (a dependency that is also a grandparent)."""
 _SUGGESTION_LIMIT = 50
+_GC_PAUSE_FROM = 1_000
+"""Plans from this many tasks are checked with the garbage collector paused."""
+_NO_EXPECTATIONS = Expectations()
+_ALL_PASS = dict.fromkeys(CHECKS, "pass")
 """At most this many 'did you mean' suggestions per plan (difflib is linear in the ids)."""
 
 
@@ -41,8 +44,10 @@ def check_plan(
     Returns:
         The report: violations in check order and each check's outcome.
     """
+    if len(plan.tasks) < _GC_PAUSE_FROM:
+        return _Checker(plan, registry, expect or _NO_EXPECTATIONS).run()
     with gc_paused():
-        return _Checker(plan, registry, expect or Expectations()).run()
+        return _Checker(plan, registry, expect or _NO_EXPECTATIONS).run()
 
 
 class _Checker:
@@ -54,7 +59,7 @@ class _Checker:
         self.index: dict[str, int] = {}
         for i, task in enumerate(self.tasks):
             self.index.setdefault(task.id, i)
-        self.found: dict[str, list[Violation]] = {check: [] for check in CHECKS}
+        self.found: dict[str, list[Violation]] = {}  # check -> violations, when any
         self.skipped: set[str] = set()
         self.suggestions_left = _SUGGESTION_LIMIT
         # Resolved dependency edges by task index (self-loops and unknown ids left out).
@@ -76,21 +81,22 @@ class _Checker:
         self._isolated()
         self._workflow()
         self._redundant()
-        violations = tuple(v for check in CHECKS for v in self.found[check])
-        outcomes = {}
-        for check, severity in CHECKS.items():
-            if check in self.skipped:
-                outcomes[check] = "skip"
-            elif self.found[check]:
-                outcomes[check] = "fail" if severity == "error" else "warn"
-            else:
-                outcomes[check] = "pass"
+        found = self.found
+        outcomes = dict(_ALL_PASS)
+        violations: tuple[Violation, ...] = ()
+        if found:
+            for check in found:
+                outcomes[check] = "fail" if CHECKS[check] == "error" else "warn"
+            violations = tuple(v for check in CHECKS if check in found for v in found[check])
+        for check in self.skipped:
+            outcomes[check] = "skip"
         return CheckReport(plan=self.plan, violations=violations, outcomes=outcomes)
 
     def _add(self, check: str, task: str | None, path: str, message: str) -> None:
         if self.notes and path in self.notes:
             message = f"{message} (note: {self.notes[path]})"
-        self.found[check].append(Violation(check, CHECKS[check], task, path, message))
+        violation = Violation(check, CHECKS[check], task, path, message)
+        self.found.setdefault(check, []).append(violation)
 
     def _nearest_id(self, wrong: str) -> str:
         if self.suggestions_left <= 0:
@@ -102,7 +108,11 @@ class _Checker:
     # --- checks ------------------------------------------------------------------------------
 
     def _schema(self) -> None:
-        document = self.plan.document if self.plan.document is not None else self.plan.to_dict()
+        document = self.plan.document
+        if document is None:
+            if plan_model_ok(self.plan):
+                return
+            document = self.plan.to_dict()
         for pointer, message in schema_errors(document):
             self._add("schema", self._task_at(pointer), pointer, f"{message} (at {pointer})")
 
@@ -187,15 +197,16 @@ class _Checker:
             pending[c] = len(ds)
             for d in ds:
                 dependents[d].append(c)
-        ready = deque(i for i in range(n) if pending[i] == 0)
-        order = self.order
-        while ready:
-            x = ready.popleft()
-            order.append(x)
-            for c in dependents[x]:
+        # The queue is the order itself: tasks are appended when ready and read in turn.
+        order = [i for i in range(n) if not pending[i]]
+        k = 0
+        while k < len(order):
+            for c in dependents[order[k]]:
                 pending[c] -= 1
                 if pending[c] == 0:
-                    ready.append(c)
+                    order.append(c)
+            k += 1
+        self.order = order
         self.dependents = dependents
         if len(order) == n:
             return

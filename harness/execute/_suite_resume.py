@@ -20,13 +20,10 @@ from harness._errors import InputError, PlanLoadError
 from harness.execute._graph import TaskGraph
 from harness.execute._resume_eval import CRASH_MODES, PROPERTIES, CrashMode, resume_scenarios
 from harness.plan import Plan
-from harness.run import ResultRow, RunResult, run_suite
+from harness.run import RESUME_SUFFIX, ResultRow, RunResult, run_suite
 from harness.suite import Suite
 
 __all__ = ["KILLED_PLANS", "RESUME_SUFFIX", "resume_eval_suite", "resume_row"]
-
-RESUME_SUFFIX = ".resume"
-"""Appended to the suite name of a resume-eval run."""
 
 KILLED_PLANS = 3
 """Plans per resume-eval run whose middle task also gets a real-process SIGKILL (``kill``)."""

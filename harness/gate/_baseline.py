@@ -1,5 +1,6 @@
-"""The baseline file (``reports/baseline.json``): per-model, per-case pass counts of a reference
-run, committed so that ``planeval gate`` can tell a drop or a new failure.
+"""Baseline files (``reports/baselines/<suite>.json``, one per suite): per-model, per-case pass
+counts of a reference run, committed so that ``planeval gate`` can tell a drop or a new
+failure.
 
 The format is versioned (``format_version``) and described by
 ``harness/schemas/baseline.schema.json``; readers refuse versions they do not know.
@@ -15,21 +16,29 @@ from typing import Any
 
 from harness._atomic import atomic_write_text
 from harness._errors import RunFormatError
+from harness._format import format_rate
 from harness.report import LoadedRun, summarize
 from harness.schemas import load_schema
 
 __all__ = [
+    "BASELINES_DIR",
     "BASELINE_FORMAT",
     "BASELINE_VERSION",
     "Baseline",
+    "WrittenBaseline",
     "baseline_from_run",
+    "baseline_path",
     "default_baseline_path",
     "load_baseline",
+    "replaceable",
+    "reports_folder",
     "write_baseline",
 ]
 
 BASELINE_FORMAT = "planeval-baseline"
 BASELINE_VERSION = 1
+BASELINES_DIR = "baselines"
+"""The folder of baselines, one ``<suite>.json`` each, under the project's ``reports/``."""
 
 
 @dataclass(frozen=True)
@@ -57,18 +66,42 @@ class Baseline:
         return list(self.data["models"])
 
 
-def default_baseline_path(run_dir: Path | None = None) -> Path:
-    """``<project>/reports/baseline.json`` for a run under ``<project>/reports/runs/``, else
-    ``reports/baseline.json`` in the working directory."""
+def reports_folder(run_dir: Path | None = None) -> Path:
+    """``<project>/reports`` for a run anywhere under ``<project>/reports/runs/`` (also
+    ``runs/<dir>/<suite>/`` of a run over several suites), else ``reports`` in the working
+    directory."""
     if run_dir is not None:
-        d = run_dir.resolve()
-        if d.parent.name == "runs" and d.parent.parent.name == "reports":
-            return d.parent.parent / "baseline.json"
-    return Path("reports") / "baseline.json"
+        for folder in run_dir.resolve().parents:
+            if folder.name == "runs" and folder.parent.name == "reports":
+                return folder.parent
+    return Path("reports")
+
+
+def default_baseline_path(suite: str, run_dir: Path | None = None) -> Path:
+    """Where the baseline of ``suite`` lives: ``<reports>/baselines/<suite>.json`` (see
+    ``reports_folder``)."""
+    return reports_folder(run_dir) / BASELINES_DIR / f"{suite}.json"
+
+
+def baseline_path(suite: str, given: Path | None, run_dir: Path | None = None) -> Path:
+    """The baseline file of ``suite``: ``given`` when it is a file path, ``given/<suite>.json``
+    when it is a folder, else the default (``default_baseline_path``)."""
+    if given is None:
+        return default_baseline_path(suite, run_dir)
+    if given.is_dir() or given.suffix.lower() != ".json":
+        return given / f"{suite}.json"
+    return given
 
 
 def baseline_from_run(run: LoadedRun) -> dict[str, Any]:
-    """The baseline document for a run."""
+    """The baseline document for a run.
+
+    Raises:
+        IncompleteRunError: the run was interrupted or lacks rows.
+    """
+    from harness.gate._complete import require_complete
+
+    require_complete(run, what="baseline")
     s = summarize(run)
     models: dict[str, Any] = {}
     for model, r in s.models.iterrows():
@@ -98,11 +131,84 @@ def baseline_from_run(run: LoadedRun) -> dict[str, Any]:
     }
 
 
-def write_baseline(run: LoadedRun, path: Path) -> dict[str, Any]:
-    """Write the baseline of ``run`` to ``path`` atomically; returns the document."""
+@dataclass(frozen=True, slots=True)
+class WrittenBaseline:
+    """What ``write_baseline`` wrote, and what it replaced."""
+
+    path: Path
+    """The file written."""
+    document: dict[str, Any]
+    """The baseline written."""
+    replaced: dict[str, Any] | None
+    """The baseline of the same suite that was at ``path`` before, or None."""
+
+    def describe(self) -> str:
+        """One line: what was written, and what it replaced (run, date, pass rates)."""
+        doc = self.document
+        cases = sum(len(m["cases"]) for m in doc["models"].values())
+        line = (
+            f"wrote {self.path}: suite {doc['suite']}, {len(doc['models'])} model(s), "
+            f"{cases} case x model entries from run {doc['run_id']}"
+        )
+        old = self.replaced
+        if old is None:
+            return line
+        rates = ", ".join(
+            f"{model} {_rate(old['models'].get(model))} -> {_rate(m)}"
+            for model, m in doc["models"].items()
+        )
+        return (
+            f"{line}; it replaces the baseline of run {old.get('run_id')} "
+            f"({old.get('created_at')}): {rates}"
+        )
+
+
+def _rate(model: dict[str, Any] | None) -> str:
+    if model is None:
+        return "(new model)"
+    return format_rate(int(model["passed"]), int(model["counted"]))
+
+
+def replaceable(path: Path, suite: str) -> dict[str, Any] | None:
+    """The baseline at ``path`` that a new baseline of ``suite`` would replace (None when
+    there is no file).
+
+    Raises:
+        RunFormatError: ``path`` holds something other than a baseline of ``suite``.
+    """
+    if not path.exists():
+        return None
+    try:
+        old = load_baseline(path).data
+    except RunFormatError as exc:
+        raise RunFormatError(
+            "refusing to replace a file that is not a readable baseline",
+            source=str(path),
+            hint="move it away or choose another --out",
+        ) from exc
+    if old["suite"] != suite:
+        raise RunFormatError(
+            f"refusing to replace the baseline of suite {old['suite']!r} with one of {suite!r}",
+            source=str(path),
+            hint=f"write it to {path.parent / (suite + '.json')} (the default)",
+        )
+    return old
+
+
+def write_baseline(run: LoadedRun, path: Path) -> WrittenBaseline:
+    """Write the baseline of ``run`` to ``path`` atomically.
+
+    A file already at ``path`` is replaced only when it is a baseline of the same suite (the
+    result says what it replaced); anything else there is refused.
+
+    Raises:
+        IncompleteRunError: the run was interrupted or lacks rows.
+        RunFormatError: ``path`` holds something other than a baseline of this suite.
+    """
     doc = baseline_from_run(run)
+    replaced = replaceable(path, doc["suite"])
     atomic_write_text(path, json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    return doc
+    return WrittenBaseline(path, doc, replaced)
 
 
 def _schema() -> dict[str, Any]:

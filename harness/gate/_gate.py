@@ -15,6 +15,8 @@ from typing import Any
 from harness._errors import InputError
 from harness._format import format_rate
 from harness.gate._baseline import Baseline
+from harness.gate._complete import require_complete
+from harness.gate._evidence import CASE_LEVEL, RUN_LEVEL, new_failures
 from harness.report import LoadedRun, Summary, rerecord_hint, summarize
 
 __all__ = ["GateConfigError", "GateResult", "RuleResult", "run_gate", "validate_options"]
@@ -213,21 +215,50 @@ def _max_drop(s: Summary, base: Baseline, limit: float) -> RuleResult:
 
 
 def _new_failures(s: Summary, base: Baseline) -> RuleResult:
-    new = []
+    pairs = []
     for (case, model), r in s.cases.iterrows():
         bc = base.cases(str(model)).get(str(case))
-        if bc and bc[0] == bc[1] and r["counted"] > 0 and r["passed"] < r["counted"]:
-            new.append(
-                f"{model} / {case}: {bc[0]}/{bc[1]} -> {int(r['passed'])}/{int(r['counted'])}"
-            )
-    if not new:
-        return RuleResult("no-new-failures", True, 1, "no case that passes in the baseline fails")
+        if bc and r["counted"] > 0:
+            pairs.append((str(model), str(case), bc, (int(r["passed"]), int(r["counted"]))))
+    verdict = new_failures(pairs)
+    flagged, weaker = verdict.flagged, verdict.weaker
+    rule = "no-new-failures"
+    if verdict.failed:
+        return RuleResult(
+            rule,
+            False,
+            1,
+            f"{len(flagged)} new failure(s) (every baseline sample passed; exact one-sided "
+            f"p <= {CASE_LEVEL:g} each), more than chance explains (P(>= {len(flagged)} by "
+            f"chance) = {verdict.chance:.2g} <= {RUN_LEVEL:g}); first: {flagged[0].describe()}",
+            [e.describe() for e in flagged],
+        )
+    dropped = len(flagged) + len(weaker)
+    if not verdict.possible:
+        samples = max((bn for _, _, (_, bn), _ in pairs), default=0)
+        return RuleResult(
+            rule,
+            True,
+            1,
+            f"no case can show a new failure with {samples} baseline sample(s) per case (even "
+            f"0 passes now would give p > {CASE_LEVEL:g}); {dropped} case(s) passing every "
+            "baseline sample fail some now: use --max-drop, or more --samples",
+        )
+    if not flagged:
+        return RuleResult(
+            rule,
+            True,
+            1,
+            f"no new failure on evidence: {dropped} case(s) passing every baseline sample "
+            f"fail some sample now, none at p <= {CASE_LEVEL:g}",
+        )
     return RuleResult(
-        "no-new-failures",
-        False,
+        rule,
+        True,
         1,
-        f"{len(new)} case(s) pass in the baseline and fail now (first: {new[0]})",
-        new[:50],
+        f"{len(flagged)} case(s) at p <= {CASE_LEVEL:g}, as many as chance gives "
+        f"(P(>= {len(flagged)} by chance) = {verdict.chance:.2g} > {RUN_LEVEL:g}; "
+        f"{verdict.expected:.1f} expected)",
     )
 
 
@@ -246,8 +277,10 @@ def run_gate(
     Raises:
         GateConfigError: a threshold outside [0, 1], a negative tolerance, a baseline rule
             without a baseline, or a baseline of another suite.
+        IncompleteRunError: the run was interrupted or lacks rows (see ``completeness``).
     """
     validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
+    require_complete(run, what="gate")
     needs_base = max_drop is not None or no_new_failures
     if needs_base and baseline is None:
         raise GateConfigError(

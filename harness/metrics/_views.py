@@ -76,7 +76,7 @@ def worfgraph(source: Source) -> WorfGraph | None:
         plan = _plan(source)
         return plan_to_worfgraph(plan) if plan is not None else None
     if "task_nodes" in source:
-        from harness.plan._adapters import taskbench_to_dict
+        from harness.plan._taskbench import taskbench_to_dict
 
         try:
             plan = _plan(taskbench_to_dict(source, source="<answer>"))

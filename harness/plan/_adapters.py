@@ -20,8 +20,10 @@ from harness._errors import NoPlanFoundError, PlanLoadError
 from harness.plan._hugginggpt import hugginggpt_to_dict, looks_like_hugginggpt
 from harness.plan._json import parse_json
 from harness.plan._llmcompiler import llmcompiler_to_dict, looks_like_llmcompiler
+from harness.plan._model import Plan
 from harness.plan._multi import Document, is_record_list, jsonl_lines, labelled
 from harness.plan._taskbench import taskbench_to_dict
+from harness.plan._taskbench_fast import fast_taskbench_plan
 from harness.plan._worfbench import (
     looks_like_worfbench,
     worfbench_item_to_dict,
@@ -102,7 +104,13 @@ def _from_jsonl(lines: list[tuple[int, str]], *, fmt: str, source: str) -> list[
     """One document per non-empty line; a damaged line is that line's own unusable entry."""
     documents: list[Document] = []
     values: list[tuple[int, Any]] = []
+    fast = fmt in ("auto", "canonical", "taskbench")
     for number, line in lines:
+        if fast and '"task_nodes"' in line:
+            plan = fast_taskbench_plan(line)
+            if plan is not None:
+                values.append((number, plan))
+                continue
         try:
             value = parse_json(line, source=f"{source}#{number}", first_line=number)
             values.append((number, value))
@@ -110,7 +118,7 @@ def _from_jsonl(lines: list[tuple[int, str]], *, fmt: str, source: str) -> list[
             values.append((number, exc))
     for label, value in labelled(values):
         name = f"{source}#{label}"
-        if isinstance(value, PlanLoadError):
+        if isinstance(value, PlanLoadError | Plan):
             documents.append((label, value))
             continue
         try:

@@ -35,6 +35,8 @@ def resolve_links(
         cited: ``(producer, consumer)`` pairs where the consumer's arguments cite the producer.
         fixed: dependency edges that exist whatever the links say (index citations).
     """
+    if all(len(places) == 1 for places in where.values()):  # no tool repeats: one reading
+        return [(where[a][0], where[b][0]) for a, b in wanted]
     candidates = [_pairs(where[a], where[b]) for a, b in wanted]
     chosen: list[Pair | None] = [None] * len(wanted)
     taken: set[Pair] = set()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import NoPlanFoundError, PlanLoadError
+from harness._gc import gc_paused
 from harness.plan._adapters import Document, documents_from_json, documents_from_text
 from harness.plan._json import MAX_PLAN_BYTES, decode_text
 from harness.plan._model import Plan
@@ -111,7 +112,8 @@ def _plans_from_bytes(
     data: bytes, *, format: str, source: str, max_bytes: int
 ) -> list[tuple[str, Plan | PlanLoadError]]:
     text = decode_text(data, source=source, max_bytes=max_bytes)
-    return _plans_from_documents(documents_from_text(text, fmt=format, source=source), source)
+    with gc_paused():  # many small acyclic objects for a multi-plan file (harness._gc)
+        return _plans_from_documents(documents_from_text(text, fmt=format, source=source), source)
 
 
 def _plans_from_documents(
@@ -120,7 +122,7 @@ def _plans_from_documents(
     results: list[tuple[str, Plan | PlanLoadError]] = []
     for label, document in documents:
         name = source if label is None else f"{source}#{label}"
-        if isinstance(document, PlanLoadError):
+        if isinstance(document, PlanLoadError | Plan):
             results.append((name, document))
             continue
         try:

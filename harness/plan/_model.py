@@ -17,7 +17,7 @@ from typing import Any
 from harness._errors import PlanLoadError
 from harness._gc import gc_paused
 
-__all__ = ["Need", "Plan", "Task"]
+__all__ = ["Need", "Plan", "Task", "new_need", "new_plan", "new_task"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,11 +224,54 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
 _TASK_SLOTS = tuple(Task.__dict__[name].__set__ for name in Task.__dataclass_fields__)
 
 
-def _new_task(*values: Any) -> Task:
+(_SET_ID, _SET_DESCRIPTION, _SET_CAPABILITIES, _SET_DEPENDS_ON, _SET_NEEDS, _SET_ON_FAILURE,
+ _SET_AGENT, _SET_EXTRA) = _TASK_SLOTS  # fmt: skip
+
+
+def new_task(
+    task_id: str,
+    description: str,
+    capabilities: tuple[str, ...],
+    depends_on: tuple[str, ...],
+    needs: tuple[Need, ...],
+    on_failure: str | None,
+    agent: Mapping[str, Any] | None,
+    extra: Mapping[str, Any],
+) -> Task:
+    """A ``Task`` from its field values, without per-field checks (for builders that already
+    hold exactly typed values)."""
     task = object.__new__(Task)
-    for set_slot, value in zip(_TASK_SLOTS, values, strict=True):
-        set_slot(task, value)
+    _SET_ID(task, task_id)
+    _SET_DESCRIPTION(task, description)
+    _SET_CAPABILITIES(task, capabilities)
+    _SET_DEPENDS_ON(task, depends_on)
+    _SET_NEEDS(task, needs)
+    _SET_ON_FAILURE(task, on_failure)
+    _SET_AGENT(task, agent)
+    _SET_EXTRA(task, extra)
     return task
+
+
+_new_task = new_task
+_NEED_NAME, _NEED_TASK = (Need.__dict__[name].__set__ for name in Need.__dataclass_fields__)
+_PLAN_SLOTS = tuple(Plan.__dict__[name].__set__ for name in Plan.__dataclass_fields__)
+
+
+def new_need(name: str, task: str) -> Need:
+    """A ``Need`` without the frozen-dataclass ``__init__`` (same object)."""
+    need = object.__new__(Need)
+    _NEED_NAME(need, name)
+    _NEED_TASK(need, task)
+    return need
+
+
+def new_plan(tasks: tuple[Task, ...], plan_id: str | None, goal: str | None) -> Plan:
+    """A ``Plan`` with ids given by the planner, no extra keys and no source document."""
+    plan = object.__new__(Plan)
+    values: tuple[Any, ...] = (tasks, plan_id, goal, False, {}, None)
+    for set_slot, value in zip(_PLAN_SLOTS, values, strict=True):
+        set_slot(plan, value)
+    return plan
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -11,11 +11,13 @@ import json
 from typing import Any
 
 from harness._errors import PlanLoadError
+from harness.plan._model import Plan
 
 __all__ = ["Document", "is_record_list", "jsonl_lines", "labelled"]
 
-Document = tuple[str | None, dict[str, Any] | PlanLoadError]
-"""A plan document found in an input: (item label or None, canonical dict or the error)."""
+Document = tuple[str | None, dict[str, Any] | Plan | PlanLoadError]
+"""A plan document found in an input: (item label or None, canonical dict, a plan an adapter
+built directly, or the error)."""
 
 _RECORD_KEYS = ("tasks", "task_nodes", "conversations")
 
@@ -66,6 +68,8 @@ def labelled(values: list[tuple[int, Any]]) -> list[tuple[str, Any]]:
 
 
 def _own_label(value: Any) -> str | None:
+    if isinstance(value, Plan):
+        return value.plan_id.strip() or None if value.plan_id else None
     if not isinstance(value, dict):
         return None
     for key in ("id", "plan_id"):

@@ -7,6 +7,7 @@ from harness.run._evaluate import (
     fixtures_root,
     prepare_one,
 )
+from harness.run._finish import RESUME_SUFFIX, finish_command
 from harness.run._records import (
     ANSWER_LIMIT,
     COUNTED_STATUSES,
@@ -25,6 +26,7 @@ __all__ = [
     "COUNTED_STATUSES",
     "FORMAT_VERSION",
     "PROMPTS_FILE",
+    "RESUME_SUFFIX",
     "STATUSES",
     "ModelSummary",
     "Pending",
@@ -36,6 +38,7 @@ __all__ = [
     "check_record_mode",
     "count_statuses",
     "evaluate_one",
+    "finish_command",
     "fixtures_root",
     "live_record_mode",
     "prepare_one",

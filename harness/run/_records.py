@@ -115,7 +115,17 @@ class RunManifest:
     format_version: int = FORMAT_VERSION
     """The results format version."""
     interrupted: bool = False
-    """True when the run was stopped (Ctrl+C) before every row was written."""
+    """True when the run was stopped (Ctrl+C or SIGTERM) before every row was written."""
+    cases: int | None = None
+    """Cases in the suite; a complete run has ``len(models) * cases * samples`` rows (None in
+    runs written before planeval recorded it)."""
+
+    @property
+    def expected_rows(self) -> int | None:
+        """Rows a complete run holds, or None when run.json does not say how many cases."""
+        if self.cases is None:
+            return None
+        return len(self.models) * self.cases * max(1, int(self.samples or 1))
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as the JSON object written to run.json."""

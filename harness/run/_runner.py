@@ -181,6 +181,7 @@ def run_suite(
         started_at=started.isoformat(timespec="seconds"),
         finished_at=None,
         counts=count_statuses(()),
+        cases=len(suite.cases),
     )
     _write_manifest(run_dir, manifest)
     _write_prompts(run_dir, suite)

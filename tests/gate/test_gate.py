@@ -18,8 +18,9 @@ from tests.report._synthetic import make_run
 runner = CliRunner()
 
 
-def _single(pattern: str, model: str = "m") -> dict[tuple[str, str], str]:
-    return {(model, f"c{i:02d}"): x for i, x in enumerate(pattern)}
+def _single(pattern: str, model: str = "m", samples: int = 1) -> dict[tuple[str, str], str]:
+    """One case per letter, each letter repeated for every sample."""
+    return {(model, f"c{i:02d}"): x * samples for i, x in enumerate(pattern)}
 
 
 def gate(*args: str):  # type: ignore[no-untyped-def]
@@ -72,12 +73,34 @@ class TestExitCodes:
         assert "decided by max-drop" in last_line(r)
         assert "drop of 20.0 points" in last_line(r) and "by 15.0 points" in last_line(r)
 
-    def test_1_new_failure(self, tmp_path: Path, baseline: Path) -> None:
-        """c00 passed in the baseline and fails now; c08 failing before and now is not new."""
+    def test_1_new_failure(self, tmp_path: Path) -> None:
+        """c00 passed 5 of 5 in the baseline and 0 of 5 now: evidence (p = 1/252), exit 1;
+        c08 failing before and now is not new."""
+        base = make_run(tmp_path / "base", _single("ppppppppff", samples=5))
+        out = tmp_path / "baseline.json"
+        assert runner.invoke(app, ["baseline", str(base), "--out", str(out)]).exit_code == 0
+        run = make_run(tmp_path / "r", _single("fpppppppff", samples=5))
+        r = gate(str(run), "--no-new-failures", "--baseline", str(out))
+        assert r.exit_code == 1
+        assert "decided by no-new-failures" in last_line(r)
+        assert "m / c00: 5/5 -> 0/5 (p=0.004)" in last_line(r)
+
+    def test_0_one_failed_sample_is_not_evidence(self, tmp_path: Path) -> None:
+        """5 of 5 then 4 of 5 is what two runs of one planner often give: exit 0, said so."""
+        base = make_run(tmp_path / "base", _single("pppp", samples=5))
+        out = tmp_path / "baseline.json"
+        assert runner.invoke(app, ["baseline", str(base), "--out", str(out)]).exit_code == 0
+        run = make_run(tmp_path / "r", {**_single("ppp", samples=5), ("m", "c00"): "ppppf"})
+        r = gate(str(run), "--no-new-failures", "--baseline", str(out))
+        assert r.exit_code == 0, r.output
+        assert "1 case(s) passing every baseline sample fail some sample now" in r.stdout
+
+    def test_0_one_sample_cannot_show_evidence(self, tmp_path: Path, baseline: Path) -> None:
+        """With one sample per case no case can be a new failure; the rule says so."""
         run = make_run(tmp_path / "r", _single("fppppppppp"))
         r = gate(str(run), "--no-new-failures", "--baseline", str(baseline))
-        assert r.exit_code == 1
-        assert "m / c00: 1/1 -> 0/1" in last_line(r)
+        assert r.exit_code == 0
+        assert "no case can show a new failure with 1 baseline sample(s)" in r.stdout
 
     def test_3_missing_or_stale(self, tmp_path: Path) -> None:
         """A missing and a stale recording: exit 3, even though the pass rate is fine."""
@@ -152,10 +175,10 @@ class TestBaselineFile:
         assert r.exit_code == 2 and "suite" in r.stderr
 
     def test_default_path_beside_the_runs(self, tmp_path: Path) -> None:
-        """A run under <root>/reports/runs/ defaults to <root>/reports/baseline.json."""
+        """A run under <root>/reports/runs/ defaults to <root>/reports/baselines/<suite>.json."""
         run = make_run(tmp_path / "reports" / "runs" / "r1", _single("pp"))
         assert runner.invoke(app, ["baseline", str(run)]).exit_code == 0
-        assert (tmp_path / "reports" / "baseline.json").is_file()
+        assert (tmp_path / "reports" / "baselines" / "synthetic.json").is_file()
         assert gate(str(run), "--no-new-failures").exit_code == 0
 
     def test_json_output(self, tmp_path: Path) -> None:

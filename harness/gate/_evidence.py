@@ -1,0 +1,151 @@
+"""The evidence rule behind ``--no-new-failures``.
+
+Two runs of the same planner disagree by chance: with five samples per case, a case that
+passes 90% of the time passes all five in the baseline and fails one now in about one run out
+of four, so "passed every sample before, failed one now" flags dozens of cases in two re-runs
+of one planner. A case counts as *newly failing* only on evidence, and the rule fails only
+when there are more such cases than chance explains:
+
+1. **Per case.** A (model, case) whose every baseline sample passed is a new failure when the
+   candidate's passing share is lower by the exact one-sided Fisher test at ``CASE_LEVEL``
+   (0.05). With every baseline sample passing, the p-value is
+   ``C(n_cand, f) / C(n_base + n_cand, f)`` where ``f`` is the candidate's failures: the
+   chance that, of the case's ``f`` failures over both runs, all fall in the candidate.
+   5 passes then 0 of 5 gives p = 1/252; 5 then 1 of 5 gives p = 6/252 = 0.024; 5 then
+   2 of 5 gives 0.083 (not evidence). With one sample per run no case can reach 0.05.
+2. **Per run.** Under "same planner" every case's samples are exchangeable between the two
+   runs, so given each case's total failures, each case is flagged by chance with a known
+   probability (its p-value if flagged, when that can reach ``CASE_LEVEL``; else 0),
+   independently of the others. The rule fails when the chance of at least as many new
+   failures as observed (a Poisson-binomial tail over every shared (model, case)) is at most
+   ``RUN_LEVEL`` (0.05). That bounds the whole run's false-alarm rate by 5%, whatever the
+   number of cases and however their difficulty varies.
+
+The simulation in tests/gate/test_evidence.py measures the false-alarm and detection rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from math import comb
+
+__all__ = [
+    "CASE_LEVEL",
+    "RUN_LEVEL",
+    "CaseEvidence",
+    "NewFailures",
+    "all_passed_p_value",
+    "chance_of_at_least",
+    "new_failures",
+]
+
+CASE_LEVEL = 0.05
+"""A case whose baseline samples all passed is a new failure at this one-sided p-value."""
+
+RUN_LEVEL = 0.05
+"""The rule fails when chance gives at least as many new failures with this probability."""
+
+
+def all_passed_p_value(n_base: int, n_cand: int, cand_failures: int) -> float:
+    """Exact one-sided Fisher p-value that the candidate passes less often, when every one of
+    the ``n_base`` baseline samples passed and ``cand_failures`` of ``n_cand`` failed now."""
+    if cand_failures <= 0:
+        return 1.0
+    return comb(n_cand, cand_failures) / comb(n_base + n_cand, cand_failures)
+
+
+def chance_of_at_least(probabilities: Iterable[float], k: int) -> float:
+    """P(at least ``k`` successes) among independent events of the given probabilities."""
+    if k <= 0:
+        return 1.0
+    dist = [1.0]  # dist[j] = P(j successes so far)
+    for p in probabilities:
+        if p <= 0.0:
+            continue
+        nxt = [0.0] * (len(dist) + 1)
+        for j, mass in enumerate(dist):
+            nxt[j] += mass * (1.0 - p)
+            nxt[j + 1] += mass * p
+        dist = nxt
+    return min(1.0, max(0.0, sum(dist[k:])))
+
+
+@dataclass(frozen=True, slots=True)
+class CaseEvidence:
+    """One (model, case) whose every baseline sample passed and some candidate sample failed."""
+
+    model: str
+    case: str
+    base: tuple[int, int]
+    """(passed, counted) in the baseline."""
+    cand: tuple[int, int]
+    """(passed, counted) now."""
+    p_value: float
+    """Exact one-sided Fisher p-value."""
+
+    @property
+    def significant(self) -> bool:
+        """True when the case is a new failure (p <= CASE_LEVEL)."""
+        return self.p_value <= CASE_LEVEL
+
+    def describe(self) -> str:
+        """``model / case: 5/5 -> 0/5 (p=0.004)``."""
+        return (
+            f"{self.model} / {self.case}: {self.base[0]}/{self.base[1]} -> "
+            f"{self.cand[0]}/{self.cand[1]} (p={self.p_value:.2g})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class NewFailures:
+    """The verdict of the evidence rule over one run against its baseline."""
+
+    flagged: list[CaseEvidence]
+    """New failures (p <= CASE_LEVEL), strongest evidence first."""
+    weaker: list[CaseEvidence] = field(default_factory=list)
+    """Cases that passed every baseline sample and failed some now, without evidence."""
+    expected: float = 0.0
+    """New failures chance alone gives on average (same planner, these cases)."""
+    chance: float = 1.0
+    """P(at least ``len(flagged)`` new failures by chance alone)."""
+    possible: bool = True
+    """False when no case that passed every baseline sample could reach CASE_LEVEL even if
+    every candidate sample failed (too few samples: e.g. one per run)."""
+
+    @property
+    def failed(self) -> bool:
+        """True when there are new failures beyond chance (chance <= RUN_LEVEL)."""
+        return bool(self.flagged) and self.chance <= RUN_LEVEL
+
+
+def new_failures(
+    pairs: Iterable[tuple[str, str, tuple[int, int], tuple[int, int]]],
+) -> NewFailures:
+    """Apply the rule to ``(model, case, (base_passed, base_counted), (passed, counted))``
+    for every (model, case) both runs counted (see the module docstring)."""
+    flagged: list[CaseEvidence] = []
+    weaker: list[CaseEvidence] = []
+    null: list[float] = []
+    possible = False
+    for model, case, (bp, bn), (cp, cn) in pairs:
+        if bn <= 0 or cn <= 0:
+            continue
+        total_failures = (bn - bp) + (cn - cp)
+        # The most extreme table given this case's margins: every failure in the candidate.
+        extreme = all_passed_p_value(bn, cn, total_failures) if 0 < total_failures <= cn else 1.0
+        null.append(extreme if extreme <= CASE_LEVEL else 0.0)
+        if bp == bn:
+            possible = possible or all_passed_p_value(bn, cn, cn) <= CASE_LEVEL
+        if bp == bn and cp < cn:
+            item = CaseEvidence(model, case, (bp, bn), (cp, cn), extreme)
+            (flagged if item.significant else weaker).append(item)
+    flagged.sort(key=lambda e: (e.p_value, e.model, e.case))
+    weaker.sort(key=lambda e: (e.p_value, e.model, e.case))
+    return NewFailures(
+        flagged=flagged,
+        weaker=weaker,
+        expected=sum(null),
+        chance=chance_of_at_least(null, len(flagged)),
+        possible=possible,
+    )
