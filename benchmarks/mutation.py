@@ -26,6 +26,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "tests" / "mutation_equivalents.toml"
@@ -101,7 +102,7 @@ def survivors(workdir: Path, env: dict[str, str]) -> list[Survivor]:
     return found
 
 
-def load_equivalents(module: str) -> list[dict[str, str]]:
+def load_equivalents(module: str) -> list[dict[str, Any]]:
     """The accepted survivors of ``module`` from tests/mutation_equivalents.toml."""
     if not EQUIVALENTS.exists():
         return []
@@ -109,11 +110,16 @@ def load_equivalents(module: str) -> list[dict[str, str]]:
     return [e for e in entries if e.get("module") == module]
 
 
-def is_equivalent(survivor: Survivor, accepted: list[dict[str, str]]) -> bool:
+def is_equivalent(survivor: Survivor, accepted: list[dict[str, Any]]) -> bool:
+    """True when an entry names this survivor's function, line and change (``function`` and
+    ``after`` may be lists: one reason that covers several mutants)."""
+    def listed(value: str | list[str]) -> list[str]:
+        return [v.strip() for v in ([value] if isinstance(value, str) else value)]
+
     return any(
-        e["function"] == survivor.function
+        survivor.function in listed(e["function"])
         and e["before"].strip() == survivor.before
-        and e["after"].strip() == survivor.after
+        and survivor.after in listed(e["after"])
         for e in accepted
     )
 
