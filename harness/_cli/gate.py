@@ -27,6 +27,9 @@ class _Options:
     max_infra_errors: int
     max_missing: int
     baseline: Path | None
+    min_metric: dict[str, float] = field(default_factory=dict)
+    max_metric: dict[str, float] = field(default_factory=dict)
+    unparseable: str = "zero"
 
 
 @dataclass
@@ -91,6 +94,23 @@ def gate_command(
         int,
         typer.Option("--max-missing", help="Missing or stale rows tolerated (default 0)."),
     ] = 0,
+    min_metric: Annotated[
+        list[str] | None,
+        typer.Option("--min-metric", help="NAME=VALUE: every model's metric mean must reach it."),
+    ] = None,
+    max_metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max-metric", help="NAME=VALUE: every model's metric mean must stay under it."
+        ),
+    ] = None,
+    unparseable: Annotated[
+        str,
+        typer.Option(
+            "--unparseable",
+            help="Metrics: unparseable answers count as zero or are left out (exclude).",
+        ),
+    ] = "zero",
     fmt: Annotated[str, typer.Option("--format", help="text | json.")] = "text",
 ) -> None:
     """Judge runs against thresholds and each suite's baseline: the CI verdict.
@@ -102,14 +122,27 @@ def gate_command(
     if fmt not in ("text", "json"):
         fail_input(f"--format must be text or json, not {fmt!r}")
     from harness.gate import run_folders, validate_options
+    from harness.gate._metrics import parse_bounds
 
+    if unparseable not in ("zero", "exclude"):
+        fail_input(f"--unparseable must be zero or exclude, not {unparseable!r}")
     try:
         validate_options(min_pass_rate, max_drop, max_infra_errors, max_missing)
+        lower = parse_bounds(min_metric or [], "--min-metric")
+        upper = parse_bounds(max_metric or [], "--max-metric")
         folders = run_folders(runs)
     except InputError as exc:
         fail_input(exc)
     options = _Options(
-        min_pass_rate, max_drop, no_new_failures, max_infra_errors, max_missing, baseline
+        min_pass_rate,
+        max_drop,
+        no_new_failures,
+        max_infra_errors,
+        max_missing,
+        baseline,
+        lower,
+        upper,
+        unparseable,
     )
     verdicts = [_judge(folder, options) for folder in folders]
     code = next(c for c in _PRECEDENCE if any(v.exit_code == c for v in verdicts))
@@ -122,8 +155,11 @@ def gate_command(
         else:
             print_json({"exit_code": int(code), "runs": [v.to_dict() for v in verdicts]})
         raise typer.Exit(code)
-    if min_pass_rate is None and max_drop is None and not no_new_failures:
-        typer.echo("note: no quality rule given (--min-pass-rate, --max-drop, --no-new-failures)")
+    if min_pass_rate is None and max_drop is None and not no_new_failures and not lower | upper:
+        typer.echo(
+            "note: no quality rule given (--min-pass-rate, --max-drop, --no-new-failures, "
+            "--min-metric)"
+        )
     for verdict in verdicts:
         _print(verdict, several=len(verdicts) > 1)
     if len(verdicts) > 1:
@@ -158,6 +194,17 @@ def _judge(folder: Path, o: _Options) -> _Verdict:
             max_missing=o.max_missing,
             baseline=base,
         )
+        if o.min_metric or o.max_metric:
+            from harness.gate import GateResult
+            from harness.gate._metrics import metric_rules
+
+            extra = metric_rules(
+                loaded,
+                minimum=o.min_metric,
+                maximum=o.max_metric,
+                convention=o.unparseable,  # type: ignore[arg-type]
+            )
+            result = GateResult([*result.rules, *extra])
     except IncompleteRunError as exc:
         return _Verdict(folder, ExitCode.STALE, suite=suite, error=exc.one_line())
     except InputError as exc:

@@ -48,6 +48,9 @@ def report_command(
         files = write_report(loaded, out)
     except InputError as exc:
         fail_input(exc)
+    from harness.report._metrics import metric_report, metric_text_lines
+
+    metrics = metric_report(loaded.rows)
     total = files.summary.total
     paths = {
         "summary_md": str(files.summary_md),
@@ -65,6 +68,7 @@ def report_command(
                     {"model": str(model), **{k: _plain(v) for k, v in row.items()}}
                     for model, row in files.summary.models.iterrows()
                 ],
+                "metrics": metrics.to_dict() if metrics is not None else None,
                 "files": paths,
                 "warnings": loaded.warnings,
             }
@@ -77,6 +81,8 @@ def report_command(
         f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass ({rate}); "
         f"not counted: {total['missing']} missing, {total['stale']} stale, {total['error']} error"
     )
+    for line in metric_text_lines(metrics):
+        typer.echo(line)
     for path in paths.values():
         typer.echo(f"wrote {path}")
 

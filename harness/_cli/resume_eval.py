@@ -15,7 +15,7 @@ from harness._cli.run import run_and_report
 
 if TYPE_CHECKING:
     from harness._cli.run import Progress
-    from harness.run import RunResult
+    from harness.run import RunResult, StopRequest
     from harness.suite import Suite
 
 
@@ -49,7 +49,9 @@ def resume_eval_command(
 
     modes = tuple(mode) or CRASH_MODES
 
-    def evaluate(suite: Suite, target: Path | None, advance: Progress | None) -> RunResult:
+    def evaluate(
+        suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
+    ) -> RunResult:
         return resume_eval_suite(
             suite,
             models=model or None,
@@ -58,6 +60,7 @@ def resume_eval_command(
             out=target,
             fixtures=fixtures,
             progress=advance,
+            stop=stop,
         )
 
     run_and_report(

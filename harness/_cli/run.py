@@ -17,7 +17,7 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import ResultRow, RunResult
+    from harness.run import ResultRow, RunResult, StopRequest
     from harness.suite import Suite
 
     Progress = Callable[[ResultRow], None]
@@ -57,7 +57,9 @@ def run_command(
 
     mode = live_record_mode(live, record_mode, os.environ)
 
-    def evaluate(suite: Suite, target: Path | None, advance: Progress | None) -> RunResult:
+    def evaluate(
+        suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
+    ) -> RunResult:
         return run_suite(
             suite,
             models=model or None,
@@ -67,6 +69,7 @@ def run_command(
             out=target,
             progress=advance,
             fixtures=fixtures,
+            stop=stop,
         )
 
     run_and_report(
@@ -82,7 +85,7 @@ def run_command(
 
 def run_and_report(
     suites: list[Path],
-    evaluate: Callable[[Suite, Path | None, Progress | None], RunResult],
+    evaluate: Callable[[Suite, Path | None, Progress | None, StopRequest], RunResult],
     *,
     models: list[str],
     samples: int | None,
@@ -92,45 +95,75 @@ def run_and_report(
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
-    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, run_folder, progress)`` makes one
-    suite's run.
+    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, run_folder, progress, stop)``
+    makes one suite's run. A suite that cannot be loaded or run is reported at the end (exit
+    2) and the others still run. SIGINT and SIGTERM stop the run under way the same way:
+    finished rows kept, run.json marked interrupted, one line saying how to finish, exit 130.
     """
-    from rich.console import Console
-
+    from harness._cli._run_table import console_width, print_failing, print_table
     from harness._errors import InputError
-    from harness.run import RunInterrupted
+    from harness.run import RunInterrupted, StopRequest, finish_command, stop_on_signals
     from harness.suite import load_suite
 
-    # Logs (CI) are not terminals: give tables room instead of rich's 80-column default.
-    stdout = Console(width=None if sys.stdout.isatty() else 160)
-    stderr = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
-    try:
-        paths = suite_files(suites)
-        loaded = [load_suite(path) for path in paths]
-    except InputError as exc:
-        fail_input(exc)
-    worst = 0
-    results: list[RunResult] = []
-    for path, suite in zip(paths, loaded, strict=True):
-        target = out / suite.name if out is not None and len(loaded) > 1 else out
+    stop = StopRequest()
+    with stop_on_signals(stop):
         try:
-            total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
-            with _progress(stderr, enabled=show_progress, total=total) as advance:
-                result = evaluate(suite, target, advance)
+            paths = suite_files(suites)
         except InputError as exc:
             fail_input(exc)
-        except RunInterrupted as stop:
-            kept = stop.result
-            total = kept.manifest.samples * len(kept.manifest.models) * len(suite.cases)
+        from rich.console import Console
+
+        stdout = Console(width=console_width(sys.stdout))
+        stderr = Console(stderr=True, width=console_width(sys.stderr))
+        worst = 0
+        results: list[RunResult] = []
+        broken: list[str] = []
+        stopped: RunResult | None = None
+        stopped_arg = ""
+        for path in paths:
+            if stop.is_set():
+                break
+            try:
+                suite = load_suite(path)
+                target = out / suite.name if out is not None and len(paths) > 1 else out
+                total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
+                with _progress(stderr, enabled=show_progress, total=total) as advance:
+                    result = evaluate(suite, target, advance, stop)
+            except InputError as exc:
+                broken.append(exc.one_line())
+                continue
+            except RunInterrupted as interrupted:
+                stopped, stopped_arg = interrupted.result, str(path)
+                break
+            report_run(stderr, result, str(path), fixtures)
+            results.append(result)
+            worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
+    if results:
+        print_table(stdout, results)
+        print_failing(stdout, results)
+    for line in broken:
+        say_error(line)
+    if stop.is_set():
+        why = stop.reason or "stopped"
+        if stopped is not None:
+            kept = stopped.manifest
+            expected = kept.expected_rows
+            of = f" of {expected}" if expected is not None else ""
             say_error(
-                f"interrupted: {len(kept.rows)} of {total} rows kept in {kept.run_dir} "
-                "(run.json marks the run interrupted)"
+                f"interrupted ({why}): {len(stopped.rows)}{of} rows kept in {stopped.run_dir} "
+                f"(run.json marks it interrupted); finish with: "
+                f"{finish_command(kept, suite_arg=stopped_arg)}"
             )
-            raise typer.Exit(ExitCode.INTERRUPTED) from None
-        report_run(stderr, result, str(path), fixtures)
-        results.append(result)
-        worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
-    print_table(stdout, results)
+        else:
+            say_error(f"interrupted ({why}) between suites: the runs listed above are complete")
+        raise typer.Exit(ExitCode.INTERRUPTED)
+    if broken:
+        if len(paths) > 1:
+            say_error(
+                f"{len(broken)} of {len(paths)} suites could not be run (listed above); "
+                f"the other {len(paths) - len(broken)} ran"
+            )
+        raise typer.Exit(ExitCode.INPUT)
     raise typer.Exit(worst)
 
 
@@ -176,51 +209,6 @@ def _progress(
         yield advance
 
 
-def print_table(console: Console, results: list[RunResult]) -> None:
-    """One table for every suite and model: pass rate with its Wilson 95% interval."""
-    from rich.table import Table
-
-    from harness._format import format_rate
-    from harness.run import summarize
-    from harness.stats import wilson_interval
-
-    mode = results[0].manifest.record_mode if results else "none"
-    how = "replayed recordings" if mode == "none" else f"record mode {mode}"
-    table = Table(title=f"pass rate per suite and model ({how})")
-    columns = (
-        "suite",
-        "model",
-        "pass rate",
-        "95% CI",
-        "parse rate",
-        "pass",
-        "fail",
-        "unparseable",
-        "missing",
-        "stale",
-        "error",
-    )
-    for name in columns:
-        table.add_column(
-            name, justify="left" if name in ("suite", "model") else "right", no_wrap=True
-        )
-    for result in results:
-        manifest = result.manifest
-        for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
-            c = summary.counts
-            counted = c["pass"] + c["fail"] + c["unparseable"]
-            low, high = wilson_interval(c["pass"], counted) if counted else (None, None)
-            table.add_row(
-                manifest.suite,
-                summary.model,
-                format_rate(c["pass"], counted),
-                "-" if low is None else f"{_pct(low)}-{_pct(high)}",
-                format_rate(c["pass"] + c["fail"], counted),
-                *(str(c[s]) for s in ("pass", "fail", "unparseable", "missing", "stale", "error")),
-            )
-    console.print(table)
-
-
 def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
     """What a person must know about one suite's run, on stderr: where, and what went wrong."""
     stderr.print(
@@ -264,7 +252,3 @@ def _list_rows(console: Console, lines: list[str]) -> None:
         console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     if len(lines) > _SHOWN:
         console.print(f"  … and {len(lines) - _SHOWN} more (see results.jsonl)", highlight=False)
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"

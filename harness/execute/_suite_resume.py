@@ -20,7 +20,7 @@ from harness._errors import InputError, PlanLoadError
 from harness.execute._graph import TaskGraph
 from harness.execute._resume_eval import CRASH_MODES, PROPERTIES, CrashMode, resume_scenarios
 from harness.plan import Plan
-from harness.run import RESUME_SUFFIX, ResultRow, RunResult, run_suite
+from harness.run import RESUME_SUFFIX, ResultRow, RunResult, StopRequest, run_suite
 from harness.suite import Suite
 
 __all__ = ["KILLED_PLANS", "RESUME_SUFFIX", "resume_eval_suite", "resume_row"]
@@ -96,6 +96,7 @@ def resume_eval_suite(
     out: Path | None = None,
     fixtures: Path | None = None,
     progress: Callable[[ResultRow], None] | None = None,
+    stop: StopRequest | None = None,
 ) -> RunResult:
     """Replay a suite's recordings and run the crash-and-resume scenarios of every plan.
 
@@ -130,6 +131,7 @@ def resume_eval_suite(
         progress=progress,
         transform=transform,
         label=suite.name + RESUME_SUFFIX,
+        stop=stop,
     )
 
 

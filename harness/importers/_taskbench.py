@@ -6,7 +6,10 @@ goal is the user request; its gold plan (``task_steps`` when present, ``task_nod
 ``task_links``) is recorded as the answer of the ``dataset`` model ``gold``. The prompt
 template is TaskBench's own zero-shot planning prompt (``inference.py``: the tool list, then
 the resource or the temporal instructions) with the request as ``{goal}``; the tool registry
-(``tool_desc.json``) is kept as it is.
+(``tool_desc.json``) is kept as it is. Every case offers the whole tool list, as TaskBench does,
+so the registry is each case's tool list. The gold plan is also the case's ``reference``
+(``task_nodes``, ``task_links``, ``type``), scored with the TaskBench metrics under the domain's
+dependency type (``metrics.taskbench_dependency``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from harness import __version__
 from harness._errors import InputError, PlanLoadError
 from harness.importers._common import ImportResult, check_name, dump_yaml, utc_now
 from harness.importers._staging import StagedFiles
-from harness.importers._taskbench_prompt import taskbench_template
+from harness.importers._taskbench_prompt import dependency_type, taskbench_template
 from harness.plan._json import parse_json
 from harness.plan._multi import jsonl_lines
 from harness.recording import Provenance, ResponseFile, prompt_hash
@@ -44,6 +47,7 @@ class _Record:
     goal: str
     kind: str | None
     answer: str
+    reference: dict[str, Any]
 
 
 def import_taskbench(
@@ -107,7 +111,10 @@ def import_taskbench(
     staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, tools, name))
     staged.add(f"evals/prompts/{name}.md", template)
     staged.add(f"evals/registries/{name}.json", tools.read_text(encoding="utf-8-sig"))
-    staged.add(f"evals/{name}.yaml", _suite_doc(name, domain, path, chosen, len(records)))
+    dependency = dependency_type(tool_desc)
+    staged.add(
+        f"evals/{name}.yaml", _suite_doc(name, domain, path, chosen, len(records), dependency)
+    )
     files = staged.commit()
     return ImportResult(
         suite=name,
@@ -201,7 +208,9 @@ def _record(obj: Any, index: int, source: str, goals: dict[str, str]) -> _Record
         )
     plan = {key: obj[key] for key in _PLAN_KEYS if key in obj}
     kind = obj.get("type") if isinstance(obj.get("type"), str) else None
-    return _Record(record_id, goal.strip(), kind, json.dumps(plan, ensure_ascii=False))
+    reference = {key: obj[key] for key in ("task_nodes", "task_links", "type") if key in obj}
+    answer = json.dumps(plan, ensure_ascii=False)
+    return _Record(record_id, goal.strip(), kind, answer, reference)
 
 
 def _check_unique(records: list[_Record], source: str) -> None:
@@ -223,7 +232,9 @@ def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
     return earlier.provenance.recorded_at if same else None
 
 
-def _suite_doc(name: str, domain: str, path: Path, chosen: list[_Record], total: int) -> str:
+def _suite_doc(
+    name: str, domain: str, path: Path, chosen: list[_Record], total: int, dependency: str
+) -> str:
     count = (
         f"all {total} records" if len(chosen) == total else f"the first {len(chosen)} of {total}"
     )
@@ -238,6 +249,7 @@ def _suite_doc(name: str, domain: str, path: Path, chosen: list[_Record], total:
         "registry": f"registries/{name}.json",
         "plan_format": "taskbench",
         "samples": 1,
+        "metrics": {"families": ["taskbench"], "taskbench_dependency": dependency},
         "models": [
             {"id": TASKBENCH_GOLD_MODEL, "provider": "dataset", "model": TASKBENCH_GOLD_MODEL}
         ],
@@ -246,6 +258,7 @@ def _suite_doc(name: str, domain: str, path: Path, chosen: list[_Record], total:
                 "id": r.id,
                 "goal": r.goal,
                 "tags": ["taskbench", domain, *([r.kind] if r.kind else [])],
+                "reference": r.reference,
             }
             for r in chosen
         ],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
@@ -39,6 +40,7 @@ class Matcher(Protocol):
         ...
 
 
+@lru_cache(maxsize=65536)
 def normalize_text(text: str) -> str:
     """NFKC, case-folded, every run of non-word characters one space, trimmed.
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 
 from harness.metrics._matchers import Matcher, TextMatcher
@@ -67,8 +68,11 @@ class WorfGraph:
         return tuple(n for n in self.nodes if n not in ("START", "END"))
 
 
+@lru_cache(maxsize=8192)
 def parse_worfbench(text: str) -> WorfGraph | None:
-    """A workflow read exactly as ``workflow_to_graph_list``; None when it finds none."""
+    """A workflow read exactly as ``workflow_to_graph_list``; None when it finds none.
+
+    Cached: a run reads each reference once per model and sample."""
     if "Node" not in text:
         return None
     nodes = ["START", *(m.strip() for m in _NODE.findall(text)), "END"]
@@ -127,29 +131,43 @@ def gold_orders(gold: WorfGraph) -> list[tuple[str, ...]]:
     Raises:
         ValueError: the gold has a cycle or an edge to a node it does not have.
     """
-    if len(gold.nodes) >= _LISTED_ORDER_FROM:
-        return [gold.nodes]
-    import networkx as nx
+    return [tuple(gold.nodes[i] for i in order) for order in _order_ids(gold)]
 
+
+def _order_ids(gold: WorfGraph) -> list[tuple[int, ...]]:
+    """``gold_orders`` as node indices (START and END dropped unless the order is listed)."""
     count = len(gold.nodes)
+    if count >= _LISTED_ORDER_FROM:
+        return [tuple(range(count))]
     if any(a >= count or b >= count for a, b in gold.edges):
         raise ValueError("the gold has an edge to a node it does not have")
+    names = gold.nodes
+    return [
+        tuple(i for i in order if names[i] not in ("START", "END"))
+        for order in _first_orders(count, gold.edges)
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _first_orders(count: int, edges: tuple[tuple[int, int], ...]) -> list[list[int]]:
+    """The first 20 orders networkx enumerates (cached: a run scores each reference once per
+    model and sample)."""
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_nodes_from(range(count))
-    graph.add_edges_from(gold.edges)
+    graph.add_edges_from(edges)
     try:
-        orders = list(islice(nx.all_topological_sorts(graph), MAX_ORDERS))
+        return list(islice(nx.all_topological_sorts(graph), MAX_ORDERS))
     except nx.NetworkXUnfeasible:
         raise ValueError("the gold has a cycle") from None
-    names = gold.nodes
-    return [tuple(names[i] for i in order if names[i] not in ("START", "END")) for order in orders]
 
 
 def _chain(
     pred: WorfGraph, gold: WorfGraph, matcher: Matcher, notes: list[str]
 ) -> tuple[float | None, float | None, float | None]:
     try:
-        orders = gold_orders(gold)
+        orders = _order_ids(gold)
     except ValueError as exc:
         notes.append(f"f1_chain not defined: {exc} (the official script crashes)")
         return None, None, None
@@ -158,14 +176,14 @@ def _chain(
         notes.append("the prediction has no node: f1_chain 0 (the official script crashes)")
         return 0.0, 0.0, 0.0
     best = (0.0, 0.0, 0.0)
-    sim = _Similarity(matcher, tasks, orders[0])
-    for order in orders:
-        if not order:
+    sim = _Similarity(matcher, tasks, gold.nodes)
+    for ids in orders:
+        if not ids:
             notes.append("f1_chain not defined: the gold has no node (the official script crashes)")
             return None, None, None
-        mapping = sim.matching(order)
+        mapping = sim.matching([gold.nodes[i] for i in ids], ids)
         correct = _longest_increasing(mapping)
-        precision, recall = correct / len(tasks), correct / len(order)
+        precision, recall = correct / len(tasks), correct / len(ids)
         f1 = 2 * recall * precision / (recall + precision)
         if f1 > best[2]:
             best = (precision, recall, f1)
@@ -199,22 +217,22 @@ def _graph(
     gold_edges = {e for e in gold.edges if e[0] in matched_gold and e[1] in matched_gold}
     public = [e for e in pred.edges if e[0] in matched_pred and e[1] in matched_pred]
     public = [e for e in public if e in gold_edges]  # raw index pairs, as the official code
-    largest_pred = _largest_component(matched_pred, public)
-    largest_gold = _largest_component(matched_gold, public)
-    precision = largest_pred / len(pred.nodes)
-    recall = largest_gold / len(gold.nodes)
+    # Every end of a shared edge is matched on both sides, so the matched predicted nodes and
+    # the matched gold nodes have the same components under the shared edges, apart from
+    # isolated nodes: one largest component serves both (the official code computes it twice).
+    largest = _largest_component(public)
+    precision = largest / len(pred.nodes)
+    recall = largest / len(gold.nodes)
     return precision, recall, 2 * precision * recall / (precision + recall)
 
 
-def _largest_component(nodes: set[int], edges: Sequence[tuple[int, int]]) -> int:
-    """Size of the largest connected component of the undirected graph (nodes, edges)."""
-    parent = {n: n for n in nodes}
-    for a, b in edges:
-        parent.setdefault(a, a)
-        parent.setdefault(b, b)
+def _largest_component(edges: Sequence[tuple[int, int]]) -> int:
+    """Size of the largest connected component of the undirected graph of ``edges``, 1 when
+    there is no edge (any matched node is a component of its own)."""
+    parent: dict[int, int] = {}
 
     def root(n: int) -> int:
-        while parent[n] != n:
+        while parent.setdefault(n, n) != n:
             parent[n] = parent[parent[n]]
             n = parent[n]
         return n
@@ -227,7 +245,7 @@ def _largest_component(nodes: set[int], edges: Sequence[tuple[int, int]]) -> int
     for n in parent:
         r = root(n)
         sizes[r] = sizes.get(r, 0) + 1
-    return max(sizes.values())
+    return max(sizes.values(), default=1)
 
 
 # -- matching ---------------------------------------------------------------------------------
@@ -236,53 +254,68 @@ class _Similarity:
 
     The similarity matrix is computed once. When every node has at most one candidate above
     the threshold, the matching is forced (every candidate pair is taken, as
-    ``max_weight_matching`` must with positive weights); otherwise networkx decides, on a graph
-    built in ``match_node``'s order so that it breaks ties the same way.
+    ``max_weight_matching`` must with positive weights). Otherwise networkx decides, on a graph
+    built in ``match_node``'s order so that it breaks ties the same way; orders of the gold
+    that give the same sequence of candidate pairs (gold nodes named by identity, not
+    position) give the same matching, so networkx runs once per distinct sequence.
     """
 
     def __init__(self, matcher: Matcher, pred: Sequence[str], gold: Sequence[str]) -> None:
-        self._pred = list(pred)
-        self._texts = list(dict.fromkeys(gold))
-        matrix = matcher.similarity(self._pred, self._texts) if self._texts else []
-        self._sim = {
-            text: [row[k] for row in matrix] for k, text in enumerate(self._texts)
-        }  # gold text -> similarity with each predicted node
+        self._n_pred = len(pred)
+        texts = list(dict.fromkeys(gold))
+        matrix = matcher.similarity(list(pred), texts) if texts else []
+        self._candidates = {
+            text: [(i, row[k]) for i, row in enumerate(matrix) if row[k] > MATCH_THRESHOLD]
+            for k, text in enumerate(texts)
+        }  # gold text -> (predicted node, similarity) above the threshold
+        self._solved: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
 
-    def matching(self, gold: Sequence[str]) -> list[int]:
-        """For each predicted node, the gold position it matches, or -1."""
-        n_pred = len(self._pred)
-        candidates = [
-            (i, j, w)
-            for i in range(n_pred)
-            for j, text in enumerate(gold)
-            if (w := self._sim[text][i]) > MATCH_THRESHOLD
-        ]
-        mapping = [-1] * n_pred
-        pred_seen: set[int] = set()
+    def matching(self, gold: Sequence[str], identity: Sequence[int] | None = None) -> list[int]:
+        """For each predicted node, the gold position it matches, or -1.
+
+        ``identity[j]`` names the gold node at position j (default: j), so that orders of one
+        gold share networkx's work.
+        """
+        ids = identity if identity is not None else range(len(gold))
+        per_gold = [(j, self._candidates[text]) for j, text in enumerate(gold)]
+        edges = sorted(
+            ((i, j, w) for j, cands in per_gold for i, w in cands), key=lambda e: e[0]
+        )  # match_node's order: predicted node first, then gold position (sort is stable)
+        mapping = [-1] * self._n_pred
         gold_seen: set[int] = set()
         forced = True
-        for i, j, _ in candidates:
-            if i in pred_seen or j in gold_seen:
+        for i, j, _ in edges:
+            if mapping[i] != -1 or j in gold_seen:
                 forced = False
                 break
-            pred_seen.add(i)
             gold_seen.add(j)
             mapping[i] = j
         if forced:
             return mapping
-        return _networkx_matching(candidates, n_pred)
+        key = tuple((i, ids[j]) for i, j, _ in edges)
+        solved = self._solved.get(key)
+        if solved is None:
+            solved = _networkx_matching(tuple((i, ids[j], w) for i, j, w in edges))
+            self._solved[key] = solved
+        position = {ids[j]: j for j in range(len(gold))}
+        mapping = [-1] * self._n_pred
+        for i, g in solved.items():
+            mapping[i] = position[g]
+        return mapping
 
 
-def _networkx_matching(candidates: list[tuple[int, int, float]], n_pred: int) -> list[int]:
+@lru_cache(maxsize=4096)
+def _networkx_matching(candidates: tuple[tuple[int, int, float], ...]) -> dict[int, int]:
+    """Predicted node -> gold node of ``networkx.max_weight_matching`` on the candidate pairs,
+    added in the given order (gold nodes as strings, as ``match_node`` names them). Cached:
+    the same candidate graph always gives the same matching. Callers must not change it."""
     import networkx as nx
 
     graph = nx.Graph()
-    for i, j, weight in candidates:
-        graph.add_edge(i, str(j), weight=weight)
-    mapping = [-1] * n_pred
+    for i, g, weight in candidates:
+        graph.add_edge(i, str(g), weight=weight)
+    out = {}
     for a, b in nx.max_weight_matching(graph):
-        if isinstance(a, int):
-            mapping[a] = int(b)
-        else:
-            mapping[b] = int(a)
-    return mapping
+        i, g = (a, b) if isinstance(a, int) else (b, a)
+        out[int(i)] = int(g)
+    return out

@@ -7,6 +7,7 @@ from harness.run._evaluate import (
     fixtures_root,
     prepare_one,
 )
+from harness.run._failing import FailingCase, failing_cases
 from harness.run._finish import RESUME_SUFFIX, finish_command
 from harness.run._records import (
     ANSWER_LIMIT,
@@ -19,6 +20,7 @@ from harness.run._records import (
     Status,
 )
 from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
+from harness.run._stop import StopRequest, stop_on_signals
 from harness.run._summary import ModelSummary, count_statuses, summarize
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "PROMPTS_FILE",
     "RESUME_SUFFIX",
     "STATUSES",
+    "FailingCase",
     "ModelSummary",
     "Pending",
     "ResultRow",
@@ -35,13 +38,16 @@ __all__ = [
     "RunManifest",
     "RunResult",
     "Status",
+    "StopRequest",
     "check_record_mode",
     "count_statuses",
     "evaluate_one",
+    "failing_cases",
     "finish_command",
     "fixtures_root",
     "live_record_mode",
     "prepare_one",
     "run_suite",
+    "stop_on_signals",
     "summarize",
 ]

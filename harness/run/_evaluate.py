@@ -326,19 +326,26 @@ def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtain
         tokens=got.answer.tokens if got.answer else None,
         answer=got.answer.text[:ANSWER_LIMIT] if got.answer else None,
     )
+    from harness.run._metrics import metric_columns
+
     if got.status is not None or got.answer is None:
+        if got.status == "unparseable":  # an answer without text: scored as one
+            row = replace(row, **metric_columns(suite, case, ""))
         return row
     from harness.checks import check_plan
     from harness.plan import load_plan
 
+    metrics = metric_columns(suite, case, got.answer.text)
     fmt = _LOAD_FORMAT.get(suite.plan_format, suite.plan_format)
     try:
         plan = load_plan(got.answer.text, format=fmt, source=row.recording or "<answer>")
     except PlanLoadError as exc:
-        return replace(row, status="unparseable", detail=exc.one_line())
-    report = check_plan(plan, registry=suite.registry, expect=suite.expectations_for(case))
+        return replace(row, status="unparseable", detail=exc.one_line(), **metrics)
+    registry = suite.registry_for(case)
+    report = check_plan(plan, registry=registry, expect=suite.expectations_for(case))
     return replace(
         row,
+        **metrics,
         status="pass" if report.ok else "fail",
         checks=dict(report.outcomes),
         violations=[v.to_dict() for v in report.violations],

@@ -72,6 +72,13 @@ class ResultRow:
     answer: str | None = None
     """The planner's raw answer text (its first ``ANSWER_LIMIT`` characters) when there was
     one, also for unparseable answers; None for older runs and rows without an answer."""
+    metrics: dict[str, float] | None = None
+    """Metrics against the case's reference plan (``worfbench.f1_chain``, ...); for a row whose
+    ``metric_status`` is unparseable, the zero-convention values. None when not scored."""
+    metric_status: str | None = None
+    """``scored``, ``unparseable`` or ``unusable_reference``; None when not scored."""
+    metric_detail: dict[str, Any] | None = None
+    """``{detail, notes, taskbench}``: why, what planeval noted, the TaskBench sets."""
 
     def to_dict(self) -> dict[str, Any]:
         """The row as the JSON object written to results.jsonl."""

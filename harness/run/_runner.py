@@ -31,6 +31,7 @@ from harness.providers import CommandProvider, RetryPolicy, close_thread_clients
 from harness.recording import sample_paths
 from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
+from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
 
@@ -132,6 +133,7 @@ def run_suite(
     env: Mapping[str, str] | None = None,
     transform: Callable[[ResultRow], ResultRow] | None = None,
     label: str | None = None,
+    stop: StopRequest | None = None,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
 
@@ -150,11 +152,14 @@ def run_suite(
             row's plan into crash-and-resume scenario outcomes here).
         label: the suite name written into the run and its rows (default the suite's name);
             a run of another kind gets its own label so it is never compared with plain runs.
+        stop: looked at between rows (``stop_on_signals`` sets it on SIGINT and SIGTERM); a
+            stop ends the run like Ctrl+C.
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
             already holds a run, or live mode without an SDK, key or command (before any call).
-        RunInterrupted: Ctrl+C; run.json is marked interrupted and finished rows are kept.
+        RunInterrupted: Ctrl+C or ``stop``; run.json is marked interrupted and finished rows
+            are kept.
     """
     mode = check_record_mode(record_mode)
     if concurrency < 1:
@@ -199,8 +204,7 @@ def run_suite(
         return pending.check()
 
     done: list[ResultRow] = []
-    interrupted = False
-    stop = threading.Event()
+    stop = stop if stop is not None else StopRequest()
     rows: Generator[ResultRow, None, None] = (
         (replay(item) for item in items)
         if mode == "none"
@@ -223,13 +227,15 @@ def run_suite(
                 done.append(row)
                 if progress is not None:
                     progress(row)
+                if stop.is_set():
+                    break
         except KeyboardInterrupt:
-            interrupted = True
-            stop.set()
+            stop.set("Ctrl+C")
         finally:
-            rows.close()  # stops the pool's writers from starting queued recordings
+            rows.close()  # the pool hands out no more calls
             sink.flush()
             os.fsync(sink.fileno())
+    interrupted = stop.is_set() and len(done) < len(items)
     order = {(m.id, c.id, k): i for i, (m, c, k) in enumerate(items)}
     done.sort(key=lambda r: order[(r.model, r.case, r.sample)])
     manifest = RunManifest(
@@ -303,7 +309,7 @@ def _in_pool(
     items: list[tuple[ModelSpec, Case, int]],
     prepare: Callable[[tuple[ModelSpec, Case, int]], Pending],
     concurrency: int,
-    stop: threading.Event,
+    stop: StopRequest,
 ) -> Generator[ResultRow, None, None]:
     """Call planners in up to ``concurrency`` daemon threads; yield rows as they finish.
 
@@ -352,8 +358,11 @@ def _in_pool(
                     continue
                 if pending.write is None:
                     ready.put((item, pending.check))
-                else:
+                    continue
+                try:
                     writers.submit(write, item, pending)
+                except RuntimeError:  # the run stopped while this call was in flight
+                    return
         finally:
             close_thread_clients()
 
@@ -362,8 +371,10 @@ def _in_pool(
     try:
         for _ in items:
             while True:
+                if stop.is_set():
+                    return
                 try:
-                    item, check = ready.get(timeout=0.1)
+                    item, check = ready.get(timeout=0.05)
                     break
                 except queue.Empty:
                     continue
@@ -373,7 +384,8 @@ def _in_pool(
                 row = internal_error(item, exc)
             yield row
     finally:
-        writers.shutdown(wait=False, cancel_futures=True)
+        # Answers already handed to a writer are still recorded (they were paid for).
+        writers.shutdown(wait=False)
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(ResultRow))

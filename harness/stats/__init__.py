@@ -21,6 +21,7 @@ from harness.stats._binomial import (
     wilson_intervals,
 )
 from harness.stats._cluster import ClusterSums, cluster_wilson, design_effect
+from harness.stats._mean import MeanDifference, clustered_mean, paired_mean_test
 from harness.stats._paired import (
     FLIPS,
     PairedResult,
@@ -35,13 +36,16 @@ __all__ = [
     "FLIPS",
     "Z95",
     "ClusterSums",
+    "MeanDifference",
     "PairedResult",
     "clopper_pearson",
     "cluster_wilson",
+    "clustered_mean",
     "design_effect",
     "holm",
     "holm_levels",
     "mcnemar_exact",
+    "paired_mean_test",
     "paired_test",
     "pass_at_k",
     "pass_hat_k",

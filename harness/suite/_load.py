@@ -14,6 +14,7 @@ from harness._errors import InputError, SuiteError
 from harness.checks import Expectations
 from harness.recording import prompt_hash
 from harness.registry import Registry, load_registry
+from harness.suite._context import MetricSettings, read_reference, tools_registry
 from harness.suite._model import Case, ModelSpec, Suite
 
 __all__ = ["find_root", "load_suite", "suite_schema"]
@@ -113,7 +114,8 @@ def load_suite(path: Path | str) -> Suite:
         ),
         samples=data.get("samples", 1),
         models=tuple(_model(m) for m in data["models"]),
-        cases=tuple(_case(c) for c in data["cases"]),
+        cases=tuple(_case(c, i, base, source) for i, c in enumerate(data["cases"])),
+        metrics=MetricSettings.from_data(data.get("metrics")),
     )
 
 
@@ -198,9 +200,28 @@ def _model(data: dict[str, Any]) -> ModelSpec:
     )
 
 
-def _case(data: dict[str, Any]) -> Case:
+def _case(data: dict[str, Any], index: int, base: Path, source: str) -> Case:
     band = data.get("task_count", {})
+    context = dict(data.get("context", {}))
+    tools = None
+    if "tools" in context:
+        try:
+            tools = tools_registry(context.pop("tools"), source=f"{source}#/cases/{index}")
+        except InputError as exc:
+            raise SuiteError(
+                f"unusable context.tools: {exc.what}",
+                source=source,
+                location=f"/cases/{index}/context/tools{exc.location or ''}",
+            ) from None
+    reference = data.get("reference")
+    if "reference_file" in data:
+        reference = read_reference(
+            base, data["reference_file"], source=source, location=f"/cases/{index}/reference_file"
+        )
     return Case(
+        context={k: str(v) for k, v in context.items()},
+        tools=tools,
+        reference=reference,
         id=data["id"],
         goal=data["goal"],
         min_tasks=band.get("min"),

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from harness.checks import Expectations
 from harness.registry import Registry
+from harness.suite._context import MetricSettings, case_registry, render_template
 
 __all__ = ["PROVIDERS", "Case", "ModelSpec", "ProviderName", "Suite"]
 
 ProviderName = Literal["openai", "anthropic", "command", "dataset"]
 PROVIDERS: tuple[ProviderName, ...] = ("openai", "anthropic", "command", "dataset")
 HTTP_PROVIDERS: frozenset[str] = frozenset({"openai", "anthropic"})
-_PLACEHOLDER = re.compile(r"\{(goal|capabilities)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,14 @@ class Case:
     """Capabilities some task must use, on top of the suite's."""
     tags: tuple[str, ...] = ()
     """Free labels for grouping in reports."""
+    context: Mapping[str, str] = field(default_factory=dict)
+    """Template variables of this case (strings), filled into the prompt as ``{name}``."""
+    tools: Registry | None = None
+    """The tools offered to the planner for this goal (``context.tools``): they replace the
+    suite registry in the prompt's ``{capabilities}`` and in ``known_capabilities``."""
+    reference: str | dict[str, Any] | None = None
+    """The reference (gold) plan: model text or a JSON object, inline or read from
+    ``reference_file``; None when the case has none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +121,8 @@ class Suite:
     """Default expectations for every case."""
     samples: int = 1
     """Samples per case and model."""
+    metrics: MetricSettings = field(default_factory=MetricSettings)
+    """How case references are scored (the ``metrics:`` block)."""
 
     def model(self, model_id: str) -> ModelSpec | None:
         """The model with this id, or None."""
@@ -129,13 +139,19 @@ class Suite:
             return ""
         return self.registry.catalogue()
 
+    def registry_for(self, case: Case) -> Registry | None:
+        """The registry ``case`` is checked against: its own tools, else the suite's."""
+        return case_registry(self.registry, case.tools)
+
     def render_prompt(self, case: Case) -> str:
-        """The prompt for ``case``: ``{goal}`` and ``{capabilities}`` filled in.
+        """The prompt for ``case``: ``{goal}``, ``{capabilities}`` (the case's tools when it has
+        them, else the registry) and each of the case's context variables filled in.
 
         Plain string replacement, never ``str.format``: templates contain JSON braces.
         """
-        values = {"goal": case.goal, "capabilities": self.capabilities_text}
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.prompt_template)
+        tools = case.tools.catalogue() if case.tools is not None else self.capabilities_text
+        values = {**case.context, "goal": case.goal, "capabilities": tools}
+        return render_template(self.prompt_template, values)
 
     def expectations_for(self, case: Case) -> Expectations:
         """The suite's expectations with the case's band and capabilities on top."""

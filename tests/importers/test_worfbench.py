@@ -82,12 +82,13 @@ class TestImport:
         assert answer.provenance.prompt_hash == prompt_hash(template)
 
     def test_prompt_template_is_the_system_prompt_with_placeholders(self, tmp_path: Path) -> None:
-        """The template starts with WorfBench's system prompt and keeps the tool-list lead-in."""
+        """The template starts with WorfBench's system prompt; each case fills in its own tool
+        list (lead-in included) as {tool_list}."""
         path = _file(tmp_path, [worfbench_item("demo_1", "Fly to Oslo.", TOOLS, GOLD)])
         import_worfbench(path, root=tmp_path, suite="flights")
         template = (tmp_path / "evals/prompts/flights.md").read_text(encoding="utf-8")
         assert template.startswith("You are a helpful task planner.")
-        assert "Task: {goal}\napi_list:{capabilities}" in template
+        assert "Task: {goal}\n{tool_list}" in template
 
     def test_tool_lists_become_one_registry(self, tmp_path: Path) -> None:
         """The union of the items' api_list names is the suite's registry."""
@@ -296,3 +297,31 @@ class TestAllOrNothing:
             import_worfbench(path, root=tmp_path / "p", suite="s", limit=1)
         after = {p: (tmp_path / "p" / p).read_bytes() for p in files_under(tmp_path / "p")}
         assert after == before
+
+
+class TestPerCaseContext:
+    def test_each_case_renders_its_own_tools_and_scores_its_gold(self, tmp_path: Path) -> None:
+        """Two items with different tool lists: each prompt shows only its own list, the case
+        checks against its own tools, and its gold scores 1.0 against itself."""
+        from harness.metrics import score_plan
+        from harness.suite import load_suite
+
+        other = "api_list:[{'name': 'hotel_search', 'description': 'Find hotels'}]"
+        path = _file(
+            tmp_path,
+            [
+                worfbench_item("demo_1", "Fly to Oslo.", TOOLS, GOLD),
+                worfbench_item("demo_2", "Sleep in Oslo.", other, GOLD),
+            ],
+        )
+        import_worfbench(path, root=tmp_path, suite="flights")
+        suite = load_suite(tmp_path / "evals/flights.yaml")
+        first, second = suite.cases
+        assert "search_flights" in suite.render_prompt(first)
+        assert "hotel_search" not in suite.render_prompt(first)
+        assert "hotel_search" in suite.render_prompt(second)
+        assert suite.registry_for(second).names == ("hotel_search",)  # type: ignore[union-attr]
+        assert first.reference == GOLD
+        result = score_plan(GOLD, first.reference)
+        assert result.status == "scored"
+        assert set(result.metrics.values()) == {1.0}

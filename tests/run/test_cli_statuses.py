@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 import harness
 from harness._cli.main import app
 from harness.testing import make_project, sound_plan, write_response
+from tests.run.test_table import table_rows
 
 DATA = Path(__file__).parent / "data" / "handwritten"
 ROW_SCHEMA = json.loads(
@@ -21,7 +22,7 @@ ROW_SCHEMA = json.loads(
 
 
 def _run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["run", *args])
+    result = CliRunner().invoke(app, ["run", *args], env={"COLUMNS": "160"})
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -177,8 +178,7 @@ def test_several_suites_take_the_worst_exit_code(tmp_path: Path) -> None:
     assert code == 3
     assert (tmp_path / "runs" / "one" / "run.json").exists()
     assert (tmp_path / "runs" / "two" / "run.json").exists()
-    rows = [line for line in out.splitlines() if line.startswith("│")]
-    assert [row.split("│")[1].strip() for row in rows] == ["one", "two"]
+    assert [row[0] for row in table_rows(out)] == ["one", "two"]
 
 
 def test_a_folder_runs_every_suite_in_it(tmp_path: Path) -> None:
@@ -187,8 +187,7 @@ def test_a_folder_runs_every_suite_in_it(tmp_path: Path) -> None:
     _suite_with(tmp_path / "p", {"a": PLAN}, suite="beta")
     code, out, _ = _run(str(first.parent), "--out", str(tmp_path / "runs"))
     assert code == 0
-    rows = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
-    assert rows == ["alpha", "beta"]
+    assert [row[0] for row in table_rows(out)] == ["alpha", "beta"]
 
 
 def test_an_empty_folder_is_unusable(tmp_path: Path) -> None:
@@ -196,3 +195,23 @@ def test_an_empty_folder_is_unusable(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, _, err = _run(str(tmp_path / "empty"))
     assert code == 2 and "holds no suite files" in err
+
+
+def test_a_broken_suite_is_reported_at_the_end_and_the_others_run(tmp_path: Path) -> None:
+    """Bad YAML and a missing registry: both reported after the table, exit 2; the good
+    suite still runs and is in the table."""
+    good = _suite_with(tmp_path, {"a": PLAN}, suite="good")
+    (tmp_path / "evals" / "bad-yaml.yaml").write_text("suite: [unclosed\n", encoding="utf-8")
+    make_project(tmp_path, suite="no-registry", extra={"registry": "missing.yaml"})
+    code, out, err = _run(str(good.parent), "--out", str(tmp_path / "runs"))
+    assert code == 2
+    assert [row[0] for row in table_rows(out)] == ["good"]
+    assert (tmp_path / "runs" / "good" / "run.json").exists()
+    errors = [line for line in err.splitlines() if line.startswith("planeval: error:")]
+    assert any("bad-yaml.yaml" in line for line in errors)
+    assert any("missing.yaml" in line for line in errors)
+    assert (
+        errors[-1]
+        == "planeval: error: 2 of 3 suites could not be run (listed above); the other 1 ran"
+    )
+    assert "Traceback" not in err

@@ -1,17 +1,36 @@
-"""The ``planeval run`` table: every figure readable, rates never rounded to 100% or 0%."""
+"""What ``planeval run`` prints on stdout: the pass-rate table, readable at 80, 100 and 160
+columns with every figure whole, rates never rounded to 100% or 0%, and the failing cases."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
+import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
+from harness._cli._run_table import print_failing, print_table
 from harness._cli.main import app
+from harness.run import ResultRow, RunManifest, RunResult, failing_cases
 from harness.testing import make_project, sound_plan, write_response
 
 PLAN = json.dumps(sound_plan())
 CYCLE = json.dumps({"tasks": [{"id": "x", "description": "loops", "depends_on": ["x"]}]})
+
+
+def table_rows(out: str) -> list[list[str]]:
+    """The body rows of the full (wide) table, as whitespace-separated cells."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("──")) + 1
+    rows = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    return rows
 
 
 def _project(tmp_path: Path, passes: int, fails: int) -> Path:
@@ -25,8 +44,120 @@ def _project(tmp_path: Path, passes: int, fails: int) -> Path:
 
 def test_one_failure_in_300_is_not_100_percent(tmp_path: Path) -> None:
     """299 passes of 300 read 99.7% in the table, never 100%."""
-    result = CliRunner().invoke(app, ["run", str(_project(tmp_path, 299, 1))])
+    path = _project(tmp_path, 299, 1)
+    result = CliRunner().invoke(app, ["run", str(path)], env={"COLUMNS": "160"})
     assert result.exit_code == 1
-    (row,) = [line for line in result.stdout.splitlines() if "planner" in line]
-    cells = [cell.strip() for cell in row.split("│")]
-    assert cells[3] == "99.7%"  # suite, model, then the pass rate
+    (row,) = table_rows(result.stdout)
+    assert row[:3] == ["demo", "planner", "99.7%"]
+
+
+def _result(suite: str, models: list[str], cases: int, samples: int = 1) -> RunResult:
+    """A synthetic run (provenance: handwritten in code): every 7th case fails a check, every
+    5th answer of the second model has no plan, case 3 is missing."""
+    rows = []
+    for m, model in enumerate(models):
+        for c in range(cases):
+            for k in range(samples):
+                status = "pass" if c % 7 else "fail"
+                if m == 1 and c % 5 == 0:
+                    status = "unparseable"
+                if c == 3:
+                    status = "missing"
+                violation = {
+                    "check": "acyclic",
+                    "severity": "error",
+                    "task": "t1",
+                    "path": "/tasks/0/depends_on/0",
+                    "message": "cycle t1 -> t2 -> t1",
+                }
+                rows.append(
+                    ResultRow(
+                        suite=suite,
+                        case=f"case-{c:04d}",
+                        model=model,
+                        sample=k,
+                        status=status,  # type: ignore[arg-type]
+                        violations=[violation] if status == "fail" else [],
+                        detail="no JSON in the answer" if status == "unparseable" else None,
+                    )
+                )
+    manifest = RunManifest(
+        run_id=f"run-{suite}",
+        suite=suite,
+        suite_path=f"evals/{suite}.yaml",
+        prompt_hash="",
+        models=[{"id": m} for m in models],
+        samples=samples,
+        record_mode="none",
+        harness_version="",
+        git_commit=None,
+        started_at="",
+        finished_at="",
+        counts={},
+        cases=cases,
+    )
+    return RunResult(Path("reports/runs") / manifest.run_id, manifest, tuple(rows), None)  # type: ignore[arg-type]
+
+
+RESULTS = [
+    _result("worfbench-toolbench", ["careful-planner", "sloppy-planner"], 300),
+    _result("refunds", ["careful-planner", "gpt-4o-2024-08-06"], 4000, samples=5),
+]
+
+
+def _render(width: int, results: list[RunResult]) -> str:
+    console = Console(width=width, file=io.StringIO())
+    print_table(console, results)
+    print_failing(console, results)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_every_figure_is_whole_at_any_width(width: int) -> None:
+    """At 80, 100 and 160 columns: no line is wider, nothing is cut with an ellipsis, and
+    each model's pass rate, interval, parse rate and counts appear in full."""
+    text = _render(width, RESULTS)
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "…" not in text.split("failing cases")[0]
+    for figures in (
+        ["85.6%", "81.1–89.2%", "100.0%", "256", "43"],  # careful, 300 cases
+        ["68.6%", "63.0–73.6%", "79.9%", "205", "34", "60"],  # sloppy: 60 unparseable
+        ["85.7%", "85.2–86.2%", "17,135", "2,860"],  # refunds: 20,000 rows
+    ):
+        lines = [line for line in text.splitlines() if all(f in line for f in figures)]
+        assert lines, (figures, text)
+
+
+def test_wide_terminals_show_every_status_column() -> None:
+    """At 160 columns missing, stale and error have their own columns; at 80 they are summed
+    into one column that says so."""
+    wide, narrow = _render(160, RESULTS), _render(80, RESULTS)
+    assert re.search(r"missing\s+stale\s+error", wide)
+    assert "not counted: missing + stale + error" in narrow
+
+
+def test_long_names_fold_but_figures_stay_whole() -> None:
+    """A 70-character model name folds over lines; its pass rate stays on one line."""
+    text = _render(80, [_result("suite", ["m" * 70], 14)])
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "84.6%" in text and "57.7–95.7%" in text
+
+
+def test_failing_cases_are_listed_with_their_first_violation() -> None:
+    """After the table: the first 10 failing (case, model), worst first, each with its first
+    violation, then how many more and how to see them all."""
+    text = _render(160, RESULTS)
+    tail = text.split("failing cases")[1].splitlines()
+    listed = [line for line in tail if line.startswith("  ") and " / " in line]
+    assert len(listed) == 10
+    assert (
+        "worfbench-toolbench / careful-planner / case-0000: fails; acyclic [t1]: cycle" in tail[1]
+    )
+    assert "…and 1,956 more; all of them with every violation: planeval report" in " ".join(tail)
+
+
+def test_an_answer_without_a_plan_is_described_as_such() -> None:
+    """An unparseable sample's first violation says why no plan was read."""
+    (only,) = failing_cases(r for r in RESULTS[0].rows if r.case == "case-0005")
+    assert (only.model, only.failed, only.counted) == ("sloppy-planner", 1, 1)
+    assert only.first_violation == "unparseable: no JSON in the answer"

@@ -1,0 +1,254 @@
+"""The metrics section of a report: per model, each metric's mean under both conventions for
+unparseable answers, with case-clustered intervals, beside the metric parse rate; and
+TaskBench's corpus figures (micro / macro F1 ...) by split.
+
+Read from the rows' ``metrics`` / ``metric_status`` / ``metric_detail`` columns (see
+docs/metrics.md); a run without references has no section.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from harness.metrics import CONVENTIONS, Convention, TaskbenchSample, taskbench_breakdown
+from harness.report._format import md_cell
+from harness.stats import clustered_mean
+
+__all__ = [
+    "LOWER_IS_BETTER",
+    "MetricFigure",
+    "MetricReport",
+    "metric_report",
+    "metric_text_lines",
+    "metric_values",
+    "render_metrics_html",
+    "render_metrics_md",
+]
+
+LOWER_IS_BETTER = frozenset({"taskbench.edit_distance"})
+"""Metrics where a smaller value is better."""
+_TASKBENCH_SHOWN = (
+    ("node_micro_f1_no_matching", "node micro F1"),
+    ("node_macro_f1_no_matching", "node macro F1"),
+    ("link_binary_f1", "link F1"),
+    ("argument_task_argname_value_binary_f1_no_matching", "argument F1"),
+    ("edit_distance", "edit distance"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricFigure:
+    """One metric of one model under one convention."""
+
+    model: str
+    metric: str
+    convention: Convention
+    mean: float
+    low: float
+    high: float
+    rows: int
+    """Rows with a value."""
+
+
+@dataclass(frozen=True)
+class MetricReport:
+    """Everything the reports show about metrics."""
+
+    figures: list[MetricFigure]
+    parse: dict[str, tuple[int, int]]
+    """Per model: (rows scored, rows with a reference and an answer)."""
+    taskbench: dict[str, dict[Convention, dict[str, dict[str, Any]]]] = field(default_factory=dict)
+    """Per model and convention: ``taskbench_breakdown`` (group -> figures)."""
+    catalogue_size: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (``report --format json``)."""
+        return {
+            "figures": [
+                {
+                    "model": f.model,
+                    "metric": f.metric,
+                    "convention": f.convention,
+                    "mean": _num(f.mean),
+                    "interval": [_num(f.low), _num(f.high)],
+                    "rows": f.rows,
+                }
+                for f in self.figures
+            ],
+            "parse": {m: {"scored": s, "rows": n} for m, (s, n) in self.parse.items()},
+            "taskbench": self.taskbench,
+        }
+
+
+def _num(x: float) -> float | None:
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def metric_values(
+    rows: Iterable[dict[str, Any]], convention: Convention
+) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """``(model, metric) -> [(case, value), ...]`` under ``convention``: ``zero`` keeps the
+    zero-convention values of unparseable rows, ``exclude`` keeps scored rows only."""
+    keep = ("scored", "unparseable") if convention == "zero" else ("scored",)
+    out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for row in rows:
+        values = row.get("metrics")
+        if row.get("metric_status") not in keep or not isinstance(values, dict):
+            continue
+        for name, value in values.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[(str(row["model"]), name)].append((str(row["case"]), float(value)))
+    return out
+
+
+def metric_report(rows: list[dict[str, Any]]) -> MetricReport | None:
+    """The metrics section of a run's rows, or None when no row was scored."""
+    parse: dict[str, list[int]] = {}
+    catalogue = 0
+    samples: dict[str, dict[str, list[TaskbenchSample]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        status = row.get("metric_status")
+        if status not in ("scored", "unparseable"):
+            continue
+        model = str(row["model"])
+        counts = parse.setdefault(model, [0, 0])
+        counts[0] += status == "scored"
+        counts[1] += 1
+        detail = row.get("metric_detail") or {}
+        if isinstance(detail.get("catalogue_size"), int):
+            catalogue = max(catalogue, detail["catalogue_size"])
+        if isinstance(detail.get("taskbench"), dict):
+            samples[model][status].append(TaskbenchSample.from_dict(detail["taskbench"]))
+    if not parse:
+        return None
+    figures = []
+    for convention in CONVENTIONS:
+        for (model, metric), pairs in sorted(metric_values(rows, convention).items()):
+            mean, low, high = clustered_mean([v for _, v in pairs], [c for c, _ in pairs])
+            figures.append(MetricFigure(model, metric, convention, mean, low, high, len(pairs)))
+    taskbench = {
+        model: {
+            "exclude": taskbench_breakdown(by_status["scored"], catalogue or None),
+            "zero": taskbench_breakdown(
+                [*by_status["scored"], *by_status["unparseable"]], catalogue or None
+            ),
+        }
+        for model, by_status in samples.items()
+    }
+    parsed = {m: (s, n) for m, (s, n) in parse.items()}
+    return MetricReport(figures, parsed, taskbench, catalogue or None)  # type: ignore[arg-type]
+
+
+def _cell(f: MetricFigure | None) -> str:
+    if f is None:
+        return "–"
+    if math.isnan(f.low):
+        return f"{f.mean:.3f}"
+    return f"{f.mean:.3f} [{f.low:.3f}, {f.high:.3f}]"
+
+
+def _table(report: MetricReport) -> list[tuple[str, str, str, str, str]]:
+    """(model, metric, parse rate, zero cell, exclude cell) rows."""
+    by_key = {(f.model, f.metric, f.convention): f for f in report.figures}
+    keys = sorted({(f.model, f.metric) for f in report.figures})
+    out = []
+    for model, metric in keys:
+        scored, total = report.parse.get(model, (0, 0))
+        rate = f"{scored}/{total}"
+        out.append(
+            (
+                model,
+                metric + (" (lower is better)" if metric in LOWER_IS_BETTER else ""),
+                rate,
+                _cell(by_key.get((model, metric, "zero"))),
+                _cell(by_key.get((model, metric, "exclude"))),
+            )
+        )
+    return out
+
+
+def _corpus_rows(report: MetricReport) -> list[list[str]]:
+    out = []
+    for model, by_convention in sorted(report.taskbench.items()):
+        for convention, groups in by_convention.items():
+            for group, figures in groups.items():
+                cells = [
+                    "–" if figures.get(key) is None else f"{figures[key]:.4f}"
+                    for key, _ in _TASKBENCH_SHOWN
+                ]
+                out.append([model, convention, group, str(figures["all_samples"]), *cells])
+    return out
+
+
+def metric_text_lines(report: MetricReport | None) -> list[str]:
+    """Plain-text lines for the terminal (none without metrics)."""
+    if report is None:
+        return []
+    rows = _table(report)
+    heads = ("model", "metric", "parsed", "mean (zero) [95% CI]", "mean (exclude) [95% CI]")
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    table = [line.format(*heads), *(line.format(*r) for r in rows)]
+    return ["metrics against the reference plans:", *(t.rstrip() for t in table)]
+
+
+def render_metrics_md(report: MetricReport | None, limit: int = 25) -> list[str]:
+    """Markdown lines of the section (none without metrics)."""
+    if report is None:
+        return []
+    rows = _table(report)
+    out = [
+        "### Metrics against the reference plans",
+        "",
+        "Mean per model with a 95% interval clustered by case; unparseable answers count as 0 "
+        "(`zero`, WorfBench's convention) or are left out (`exclude`, TaskBench's). Parse rate: "
+        "answers the metric's reader could read. See docs/metrics.md.",
+        "",
+        "| model | metric | parse rate | mean (zero) | mean (exclude) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in rows[:limit]:
+        out.append("| " + " | ".join(md_cell(x, 60) for x in row) + " |")
+    if len(rows) > limit:
+        out.append(f"| … {len(rows) - limit} more in report.html | | | | |")
+    corpus = [r for r in _corpus_rows(report) if r[2] == "overall_overall"]
+    if corpus:
+        heads = " | ".join(h for _, h in _TASKBENCH_SHOWN)
+        out += ["", "TaskBench corpus figures (as `evaluate.py` computes them):", ""]
+        out += [f"| model | unparseable | samples | {heads} |", "|" + " --- |" * 8]
+        out += ["| " + " | ".join(md_cell(x, 60) for x in r[:2] + r[3:]) + " |" for r in corpus]
+    return [*out, ""]
+
+
+def render_metrics_html(report: MetricReport | None) -> str:
+    """The HTML section ('' without metrics)."""
+    if report is None:
+        return ""
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in row) + "</tr>" for row in _table(report)
+    )
+    html = (
+        '<h2>Metrics against the reference plans</h2>\n<p class="meta">Mean per model with a '
+        "95% interval clustered by case. Unparseable answers count as 0 (zero, WorfBench's "
+        "convention) or are left out (exclude, TaskBench's); parse rate: answers the metric's "
+        "reader could read (docs/metrics.md).</p>\n<table><thead><tr><th>model</th><th>metric"
+        "</th><th>parse rate</th><th>mean (zero)</th><th>mean (exclude)</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>\n"
+    )
+    corpus = _corpus_rows(report)
+    if corpus:
+        heads = "".join(f"<th>{escape(h)}</th>" for _, h in _TASKBENCH_SHOWN)
+        cells = "".join(
+            "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in row) + "</tr>" for row in corpus
+        )
+        html += (
+            "<h3>TaskBench corpus figures by split</h3>\n<table><thead><tr><th>model</th>"
+            f"<th>unparseable</th><th>group</th><th>samples</th>{heads}</tr></thead>"
+            f"<tbody>{cells}</tbody></table>\n"
+        )
+    return html

@@ -1,0 +1,84 @@
+"""The failing cases of a run: each (model, case) with a failed sample, and its first violation.
+
+Shared by the ``run`` output (the first ten after the table) and ``summary.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["FailingCase", "failing_cases"]
+
+_FAILED = ("fail", "unparseable")
+_COUNTED = ("pass", "fail", "unparseable")
+
+
+@dataclass(frozen=True, slots=True)
+class FailingCase:
+    """A (model, case) with at least one failed or unparseable sample."""
+
+    suite: str
+    model: str
+    case: str
+    failed: int
+    """Samples that failed or had no plan."""
+    counted: int
+    """Samples in the pass rate (pass, fail, unparseable)."""
+    first_violation: str
+    """The first failing sample's first error, as ``check: message`` (or why no plan was read)."""
+    sample: int
+    """That sample's index."""
+
+    def describe(self) -> str:
+        """``suite / model / case: 3 of 5 samples fail; acyclic: ...``."""
+        share = "fails" if self.counted == 1 else f"{self.failed} of {self.counted} samples fail"
+        return f"{self.suite} / {self.model} / {self.case}: {share}; {self.first_violation}"
+
+
+def _get(row: Any, name: str) -> Any:
+    return row.get(name) if isinstance(row, Mapping) else getattr(row, name, None)
+
+
+def _first_violation(row: Any) -> str:
+    if _get(row, "status") == "unparseable":
+        detail = " ".join(str(_get(row, "detail") or "the answer holds no plan").split())
+        return f"unparseable: {detail}"
+    violations = _get(row, "violations") or []
+    errors = [v for v in violations if isinstance(v, Mapping) and v.get("severity") == "error"]
+    candidates = errors or [v for v in violations if isinstance(v, Mapping)]
+    if not candidates:
+        return "failed (no violation recorded)"
+    first = candidates[0]
+    where = f" [{first['task']}]" if first.get("task") else ""
+    return f"{first.get('check', '?')}{where}: {' '.join(str(first.get('message', '')).split())}"
+
+
+def failing_cases(rows: Iterable[Any]) -> list[FailingCase]:
+    """Every (model, case) with a failed or unparseable sample, worst first (largest failing
+    share, then suite, model and case in order of first appearance).
+
+    Args:
+        rows: results rows (``ResultRow`` objects or results.jsonl dicts).
+    """
+    counted: dict[tuple[str, str, str], int] = {}
+    failed: dict[tuple[str, str, str], int] = {}
+    first: dict[tuple[str, str, str], tuple[int, str]] = {}
+    for row in rows:
+        status = _get(row, "status")
+        if status not in _COUNTED:
+            continue
+        key = (str(_get(row, "suite")), str(_get(row, "model")), str(_get(row, "case")))
+        counted[key] = counted.get(key, 0) + 1
+        if status in _FAILED:
+            failed[key] = failed.get(key, 0) + 1
+            sample = int(_get(row, "sample") or 0)
+            if key not in first or sample < first[key][0]:
+                first[key] = (sample, _first_violation(row))
+    order = {key: i for i, key in enumerate(counted)}
+    out = [
+        FailingCase(*key, failed[key], counted[key], first[key][1], first[key][0]) for key in failed
+    ]
+    out.sort(key=lambda f: (-f.failed / f.counted, order[(f.suite, f.model, f.case)]))
+    return out

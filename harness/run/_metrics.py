@@ -1,0 +1,65 @@
+"""The metric columns of a results row: the answer scored against the case's reference plan.
+
+The suite's ``metrics:`` block says which families, which TaskBench dependency type and which
+WorfBench matcher; the TaskBench tool catalogue is the case's registry (a ``tool_desc.json`` as
+the registry gives every tool of the domain). Matchers are built once per suite, so an
+embedding model loads once per run.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from harness.suite import Case, Suite
+
+__all__ = ["metric_columns"]
+
+_LOCK = threading.Lock()
+_MATCHERS: dict[tuple[str, str | None], Any] = {}
+
+
+def _matcher(suite: Suite) -> Any:
+    from harness.metrics import DEFAULT_EMBEDDING_MODEL, EmbeddingMatcher, TextMatcher
+
+    settings = suite.metrics
+    if settings.matcher != "embeddings":
+        return TextMatcher()
+    key = (settings.matcher, settings.embedding_model)
+    with _LOCK:
+        if key not in _MATCHERS:
+            _MATCHERS[key] = EmbeddingMatcher(settings.embedding_model or DEFAULT_EMBEDDING_MODEL)
+        return _MATCHERS[key]
+
+
+def metric_columns(suite: Suite, case: Case, answer: str) -> dict[str, Any]:
+    """``{metrics, metric_status, metric_detail}`` for a row, or ``{}`` without a reference."""
+    if case.reference is None:
+        return {}
+    from harness.metrics import ToolCatalogue, score_plan
+
+    registry = suite.registry_for(case)
+    catalogue = ToolCatalogue.from_registry(registry) if registry is not None else None
+    result = score_plan(
+        answer,
+        case.reference,
+        families=suite.metrics.families,
+        matcher=_matcher(suite),
+        catalogue=catalogue,
+        dependency=suite.metrics.dependency,  # type: ignore[arg-type]
+        unparseable="zero",
+    )
+    detail: dict[str, Any] = {}
+    if result.detail:
+        detail["detail"] = result.detail
+    if result.notes:
+        detail["notes"] = list(result.notes)
+    if result.taskbench is not None:
+        detail["taskbench"] = result.taskbench.to_dict()
+        if catalogue is not None:
+            detail["catalogue_size"] = len(catalogue.names)
+    return {
+        "metrics": dict(result.metrics) or None,
+        "metric_status": result.status,
+        "metric_detail": detail or None,
+    }

@@ -1,0 +1,92 @@
+"""Per-case context (template variables, tools) and reference plans in suite files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness._errors import SuiteError
+from harness.suite import load_suite
+from harness.testing import make_project, sound_plan
+
+PROMPT = 'Tools:\n{capabilities}\nHint: {hint}\nGoal: {goal}\nJSON: {"tasks": []}\n'
+REGISTRY = {"capabilities": [{"name": "email_read"}, {"name": "payments"}]}
+
+
+class TestContext:
+    def test_case_tools_replace_the_registry_in_the_prompt(self, tmp_path: Path) -> None:
+        """A case with tools renders them; a case without renders the suite registry; other
+        context keys fill their placeholders; JSON braces stay."""
+        cases = [
+            {"id": "own", "goal": "Pay", "context": {"tools": ["refund_api"], "hint": "be brief"}},
+            {"id": "plain", "goal": "Read"},
+        ]
+        suite = load_suite(make_project(tmp_path, cases=cases, prompt=PROMPT, registry=REGISTRY))
+        own, plain = suite.cases
+        assert "- refund_api" in suite.render_prompt(own)
+        assert "email_read" not in suite.render_prompt(own)
+        assert "Hint: be brief" in suite.render_prompt(own)
+        assert "- email_read" in suite.render_prompt(plain)
+        assert "Hint: {hint}" in suite.render_prompt(plain)  # no value: left as written
+        assert '{"tasks": []}' in suite.render_prompt(plain)
+
+    def test_known_capabilities_checks_against_the_case_tools(self, tmp_path: Path) -> None:
+        """A plan using the suite registry's capability fails in a case that offers other tools."""
+        from harness.run import run_suite
+        from harness.testing import write_response
+
+        cases = [{"id": "own", "goal": "Pay", "context": {"tools": ["refund_api"]}}]
+        path = make_project(tmp_path, cases=cases, prompt=PROMPT, registry=REGISTRY)
+        plan = sound_plan(tasks=1)
+        plan["tasks"][0]["capabilities"] = ["payments"]
+        import json
+
+        write_response(tmp_path, "demo", "planner", "own", json.dumps(plan), template=PROMPT)
+        row = run_suite(load_suite(path), out=tmp_path / "run").rows[0]
+        assert row.checks["known_capabilities"] == "fail"
+
+    def test_bad_tools_are_a_suite_error(self, tmp_path: Path) -> None:
+        """A tool that is neither a name nor an object is reported with its location."""
+        cases = [{"id": "own", "goal": "Pay", "context": {"tools": [{"description": "x"}]}}]
+        with pytest.raises(SuiteError) as caught:
+            load_suite(make_project(tmp_path, cases=cases, prompt=PROMPT))
+        assert "/cases/0/context/tools" in caught.value.one_line()
+
+
+class TestReference:
+    def test_inline_and_file_references(self, tmp_path: Path) -> None:
+        """reference is kept as written; reference_file is read relative to the suite."""
+        (tmp_path / "evals").mkdir()
+        (tmp_path / "evals" / "gold.txt").write_text(
+            "Node:\n1: a\nEdge: (START,1) (1,END)", "utf-8"
+        )
+        cases = [
+            {"id": "inline", "goal": "A", "reference": {"tasks": [{"id": "a"}]}},
+            {"id": "file", "goal": "B", "reference_file": "gold.txt"},
+            {"id": "none", "goal": "C"},
+        ]
+        suite = load_suite(make_project(tmp_path, cases=cases))
+        assert suite.cases[0].reference == {"tasks": [{"id": "a"}]}
+        assert suite.cases[1].reference.startswith("Node:")  # type: ignore[union-attr]
+        assert suite.cases[2].reference is None
+
+    @pytest.mark.parametrize(
+        ("case", "message"),
+        [
+            (
+                {"id": "x", "goal": "A", "reference": "r", "reference_file": "f"},
+                "should not be valid",
+            ),
+            (
+                {"id": "x", "goal": "A", "reference_file": "nowhere.txt"},
+                "cannot read the reference",
+            ),
+        ],
+    )
+    def test_unusable_reference(self, tmp_path: Path, case: dict[str, str], message: str) -> None:
+        """Both forms at once, or a missing file: one SuiteError naming the case."""
+        with pytest.raises(SuiteError) as caught:
+            load_suite(make_project(tmp_path, cases=[case]))
+        assert message in caught.value.one_line()
+        assert "/cases/0" in caught.value.one_line()
