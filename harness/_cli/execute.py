@@ -42,6 +42,28 @@ def execute_command(
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", min=1, help="Attempts per task in this execution.")
     ] = 3,
+    max_total_attempts: Annotated[
+        int,
+        typer.Option(
+            "--max-total-attempts",
+            min=1,
+            help="Attempts per task over every execution of the journal (then failed for good).",
+        ),
+    ] = 10,
+    reset_attempts: Annotated[
+        bool,
+        typer.Option(
+            "--reset-attempts", help="With --resume: give every task a fresh total budget."
+        ),
+    ] = False,
+    grace: Annotated[
+        float,
+        typer.Option(
+            "--grace",
+            min=0.0,
+            help="Seconds an abandoned attempt may keep running before the execution stops.",
+        ),
+    ] = 10.0,
     timeout: Annotated[
         float | None,
         typer.Option("--timeout", min=0.001, help="Seconds an attempt may take (then Timeout)."),
@@ -87,6 +109,9 @@ def execute_command(
             force=force,
             max_concurrency=max_concurrency,
             max_attempts=max_attempts,
+            max_total_attempts=max_total_attempts,
+            reset_attempts=reset_attempts,
+            grace=grace,
             backoff=backoff,
             timeout=timeout,
             fsync_every=fsync_every,
@@ -136,6 +161,8 @@ def _progress(event: str, payload: dict[str, Any]) -> None:
         )
     elif event == "plan_interrupted":
         line = f"interrupted ({payload['reason']}); resume with --resume"
+    elif event == "task_attempt_ended":
+        line = f"  ended     {task} (abandoned attempt {payload['attempt']}, {payload['outcome']})"
     else:
         return
     sys.stderr.write(line + "\n")
@@ -152,6 +179,11 @@ def _summary(result: ExecutionResult) -> None:
         lines.append(f"failed {task_id}: {failure.error_type}: {failure.error}")
     for task_id, by in result.blocked.items():
         lines.append(f"blocked {task_id} (by {by})")
+    if result.stuck:
+        lines.append(
+            f"stopped: task {result.stuck}'s abandoned attempt is still running after the grace"
+            " period; stop it (or its agent), then resume"
+        )
     if result.not_started:
         lines.append("not run: " + ", ".join(result.not_started))
     for damage in result.damage:

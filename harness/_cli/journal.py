@@ -69,13 +69,12 @@ def verify_command(
 
 
 def _replay(journal: Path, output_format: str) -> ReplayState:
-    from harness.journal import replay
+    from harness.journal import replay, require_journal
 
     if output_format not in ("text", "json"):
         fail_input(f"--format must be text or json, got {output_format!r}")
-    if journal.is_dir():
-        fail_input(f"{journal}: is a directory, not a journal file")
     try:
+        require_journal(journal)
         return replay(journal)
     except InputError as exc:
         fail_input(exc)

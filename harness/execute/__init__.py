@@ -1,30 +1,40 @@
 """Durable plan execution: run a plan's tasks with an agent, journal them, resume."""
 
 from harness.execute._agents import AgentLoadError, demo_agent, load_agent
+from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent, TaskContext, TaskError
-from harness.execute._executor import execute
+from harness.execute._executor import DEFAULT_GRACE, DEFAULT_MAX_TOTAL_ATTEMPTS, execute
 from harness.execute._graph import TaskGraph
 from harness.execute._model_agent import make_model_agent, model_agent
 from harness.execute._result import ExecutionResult, ExecutionStatus, TaskFailure
 from harness.execute._resume import ResumeDecision, decide_resume, resolve_task
 from harness.execute._resume_eval import (
     CRASH_MODES,
+    PROPERTIES,
     CrashMode,
     ResumeScenario,
     resume_scenarios,
 )
+from harness.execute._scheduler import EXHAUSTED
+from harness.execute._structure import PlanChanges, plan_structure, task_fingerprint
 from harness.execute._suite_resume import RESUME_SUFFIX, resume_eval_suite, resume_row
 
 __all__ = [
     "CRASH_MODES",
+    "DEFAULT_GRACE",
+    "DEFAULT_MAX_TOTAL_ATTEMPTS",
+    "EXHAUSTED",
+    "PROPERTIES",
     "RESUME_SUFFIX",
     "Agent",
     "AgentLoadError",
     "CrashMode",
     "ExecutionResult",
     "ExecutionStatus",
+    "PlanChanges",
     "ResumeDecision",
     "ResumeScenario",
+    "StopSignal",
     "TaskContext",
     "TaskError",
     "TaskFailure",
@@ -35,8 +45,10 @@ __all__ = [
     "load_agent",
     "make_model_agent",
     "model_agent",
+    "plan_structure",
     "resolve_task",
     "resume_eval_suite",
     "resume_row",
     "resume_scenarios",
+    "task_fingerprint",
 ]

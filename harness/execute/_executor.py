@@ -11,15 +11,27 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import JournalError
+from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent
 from harness.execute._graph import TaskGraph
 from harness.execute._result import ExecutionResult
 from harness.execute._resume import decide_resume
 from harness.execute._scheduler import EventHook, Execution
-from harness.journal import JournalLock, JournalWriter, prepare_journal_folder, replay
+from harness.journal import (
+    JournalLock,
+    JournalWriter,
+    prepare_journal_folder,
+    replay,
+    require_journal,
+)
 from harness.plan import Plan
 
-__all__ = ["execute"]
+__all__ = ["DEFAULT_GRACE", "DEFAULT_MAX_TOTAL_ATTEMPTS", "execute"]
+
+DEFAULT_MAX_TOTAL_ATTEMPTS = 10
+"""Attempts per task over every execution of a journal (a crash loop ends there)."""
+DEFAULT_GRACE = 10.0
+"""Seconds an abandoned attempt may keep running before the execution stops."""
 
 
 def execute(
@@ -32,9 +44,12 @@ def execute(
     force: bool = False,
     max_concurrency: int = 4,
     max_attempts: int = 3,
+    max_total_attempts: int = DEFAULT_MAX_TOTAL_ATTEMPTS,
+    reset_attempts: bool = False,
     backoff: float = 0.5,
     max_backoff: float = 30.0,
     timeout: float | None = None,
+    grace: float = DEFAULT_GRACE,
     fsync_every: int = 1,
     stop: threading.Event | None = None,
     handle_signals: bool = False,
@@ -56,12 +71,20 @@ def execute(
         force: accept a journal written for another plan identity.
         max_concurrency: independent tasks run at the same time, at most this many.
         max_attempts: attempts per task in this execution (the retry budget).
+        max_total_attempts: attempts per task over every execution of the journal; when
+            spent the task fails for good (error_type ``AttemptsExhausted``) and later
+            resumes do not try it again unless ``from_task`` covers it or ``reset_attempts``.
+        reset_attempts: with ``resume``, give every task a fresh total budget.
         backoff: seconds before the first retry; doubles on each retry (with jitter).
         max_backoff: cap on the wait between retries.
         timeout: seconds an attempt may take (a task's own ``timeout`` key wins); past it
-            the attempt fails with error_type ``Timeout``.
-        fsync_every: fsync the journal every N events.
-        stop: set it (from any thread) to interrupt the execution.
+            the attempt fails with error_type ``Timeout`` and is abandoned; its retry waits
+            until it has returned (two attempts of one task never overlap).
+        grace: seconds an abandoned attempt (timed out, or running at an interruption) may
+            keep running; past it the execution stops and names the stuck task.
+        fsync_every: fsync the journal every N events (0: never, for simulations).
+        stop: set it (from any thread) to interrupt the execution; a ``StopSignal`` wakes
+            the scheduler at once (a plain ``threading.Event`` is noticed within 50 ms).
         handle_signals: turn SIGINT and SIGTERM into an interruption (main thread only).
         on_event: called with each journalled event and its payload (progress display).
         source: label of the plan for error messages.
@@ -72,8 +95,12 @@ def execute(
             without ``force``; a ``from_task`` that names no task or several.
         PlanLoadError: the plan cannot be executed (unknown dependency, cycle, duplicate ids).
     """
-    if max_concurrency < 1 or max_attempts < 1:
-        raise ValueError("max_concurrency and max_attempts must be at least 1")
+    if max_concurrency < 1 or max_attempts < 1 or max_total_attempts < 1:
+        raise ValueError("max_concurrency, max_attempts and max_total_attempts must be >= 1")
+    if reset_attempts and not resume:
+        raise JournalError(
+            "--reset-attempts needs --resume", source=str(journal), hint="add --resume"
+        )
     path = Path(journal)
     label = source or "<plan>"
     graph = TaskGraph(plan, source=label)
@@ -81,7 +108,9 @@ def execute(
         raise JournalError(
             "--from needs --resume", source=str(path), hint="add --resume (resume=True)"
         )
-    prepare_journal_folder(path)
+    if path.exists() and not path.is_dir():
+        require_journal(path)  # never append to a plan or any other file
+    prepare_journal_folder(path, durable=fsync_every > 0)
     with JournalLock(path):
         return _execute_locked(
             plan,
@@ -93,9 +122,12 @@ def execute(
             force=force,
             max_concurrency=max_concurrency,
             max_attempts=max_attempts,
+            max_total_attempts=max_total_attempts,
+            reset_attempts=reset_attempts,
             backoff=backoff,
             max_backoff=max_backoff,
             timeout=timeout,
+            grace=grace,
             fsync_every=fsync_every,
             stop=stop,
             handle_signals=handle_signals,
@@ -114,9 +146,12 @@ def _execute_locked(
     force: bool,
     max_concurrency: int,
     max_attempts: int,
+    max_total_attempts: int,
+    reset_attempts: bool,
     backoff: float,
     max_backoff: float,
     timeout: float | None,
+    grace: float,
     fsync_every: int,
     stop: threading.Event | None,
     handle_signals: bool,
@@ -131,7 +166,15 @@ def _execute_locked(
             hint="pass --resume to continue it, or choose a new journal file",
         )
     state = replay(path) if has_events else None
-    decision = decide_resume(plan, graph, state, from_task=from_task, force=force, source=str(path))
+    decision = decide_resume(
+        plan,
+        graph,
+        state,
+        from_task=from_task,
+        force=force,
+        source=str(path),
+        reset_attempts=reset_attempts,
+    )
     run = Execution(
         plan=plan,
         graph=graph,
@@ -141,10 +184,12 @@ def _execute_locked(
         state=state,
         max_concurrency=max_concurrency,
         max_attempts=max_attempts,
+        max_total_attempts=max_total_attempts,
         backoff=backoff,
         max_backoff=max_backoff,
         timeout=timeout,
-        stop=stop or threading.Event(),
+        grace=grace,
+        stop=stop if stop is not None else StopSignal(),
         on_event=on_event,
     )
     with JournalWriter(path, fsync_every=fsync_every) as writer, _signals(run, handle_signals):

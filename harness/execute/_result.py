@@ -65,6 +65,9 @@ class ExecutionResult:
     """Damaged journal lines the resume skipped."""
     duration: float = 0.0
     """Seconds this execution took."""
+    stuck: str | None = None
+    """The task whose abandoned attempt was still running after the grace period (the
+    execution stopped with status ``failed``); None otherwise."""
 
     @property
     def ok(self) -> bool:
@@ -85,5 +88,6 @@ class ExecutionResult:
             "attempts": dict(self.attempts),
             "damage": [d.to_dict() for d in self.damage],
             "duration": round(self.duration, 6),
+            "stuck": self.stuck,
             "outputs": dict(self.outputs),
         }

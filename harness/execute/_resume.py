@@ -1,4 +1,5 @@
-"""Deciding what a resume restores: plan identity, task matching and ``from``."""
+"""Deciding what a resume restores: plan identity and structure, task matching, ``from``,
+and the attempts budget carried over from earlier executions."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from harness._errors import JournalError
 from harness.execute._graph import TaskGraph
+from harness.execute._structure import PlanChanges, compare_structure, plan_structure
 from harness.journal import ReplayState
 from harness.plan import Plan
 
@@ -33,6 +35,16 @@ class ResumeDecision:
     """Tasks dropped from the restored set by ``from`` (that task and its downstream)."""
     forced: bool = False
     """True when the journal belonged to another plan and ``force`` accepted it."""
+    spent: dict[str, int] = field(default_factory=dict)
+    """Attempts counted against the total budget (since the last reset), by plan task id."""
+    reset_attempts: tuple[str, ...] = ()
+    """Tasks whose total budget this resume resets (``from`` closure, ``reset_attempts``)."""
+    structure: dict[str, Any] = field(default_factory=dict)
+    """The plan's structure (digest and task fingerprints) as the journal records it."""
+    changed: dict[str, list[str]] = field(default_factory=dict)
+    """With ``force`` on a changed structure: tasks added, removed and changed."""
+    invalidated: tuple[str, ...] = ()
+    """Journalled successes not restored because the task or something upstream changed."""
 
 
 def decide_resume(
@@ -43,30 +55,37 @@ def decide_resume(
     from_task: str | None,
     force: bool,
     source: str,
+    reset_attempts: bool = False,
 ) -> ResumeDecision:
     """Match the journal to the plan and apply ``from``.
 
+    A task's journalled success is restored only when the task and everything upstream of
+    it are unchanged (by fingerprint) since the journal recorded them.
+
     Raises:
-        JournalError: the journal belongs to another plan (and not ``force``), or ``from``
-            names no task or several.
+        JournalError: the journal belongs to another plan or another structure (and not
+            ``force``), or ``from`` names no task or several.
     """
+    structure = plan_structure(plan)
+    changes = PlanChanges()
     forced = False
-    if state is not None and state.plan_id is not None and state.plan_id != plan.identity:
+    if state is not None and state.task_fingerprints is not None:
+        changes = compare_structure(state.task_fingerprints, plan, structure["tasks"])
+    other_id = state is not None and state.plan_id is not None and state.plan_id != plan.identity
+    if other_id or changes:
         if not force:
-            raise JournalError(
-                f"the journal belongs to plan {state.plan_id!r}, not to {plan.identity!r}",
-                source=source,
-                hint="resume with the plan that wrote it, start a new journal, or pass "
-                "--force to reuse its completed tasks anyway",
-            )
+            raise _refusal(plan, state, changes, source)
         forced = True
     start = resolve_task(plan, from_task, source=source) if from_task is not None else None
     rerun = frozenset(graph.downstream([start])) if start is not None else frozenset()
     if state is None:
-        return ResumeDecision((), {}, {}, from_task=start, rerun=rerun, forced=forced)
+        return ResumeDecision(
+            (), {}, {}, from_task=start, rerun=rerun, forced=forced, structure=structure
+        )
     doubtful = [t for t in state.suspect if t in graph.dependents]
     if doubtful:  # damage left two outputs: the task and everything fed by it run again
         rerun = rerun | frozenset(graph.downstream(doubtful))
+    touched = frozenset(graph.downstream([*changes.added, *changes.changed]))
 
     plan_ids = set(plan.task_ids)
     by_description = _unique_journal_descriptions(state, plan_ids)
@@ -74,6 +93,9 @@ def decide_resume(
     restored: list[str] = []
     outputs: dict[str, Any] = {}
     attempts: dict[str, int] = {}
+    spent: dict[str, int] = {}
+    reset: list[str] = []
+    invalidated: list[str] = []
     renamed: dict[str, str] = {}
     for task in plan.tasks:
         journal_id: str | None = task.id if task.id in state.tasks else None
@@ -85,9 +107,18 @@ def decide_resume(
             continue
         record = state.tasks[journal_id]
         attempts[task.id] = record.attempts
-        if record.status == "succeeded" and task.id not in rerun:
-            restored.append(task.id)
-            outputs[task.id] = record.output
+        used = record.attempts_since_reset
+        if used and (reset_attempts or task.id in rerun):
+            reset.append(task.id)
+            used = 0
+        spent[task.id] = used
+        if record.status != "succeeded" or task.id in rerun:
+            continue
+        if task.id in touched:
+            invalidated.append(task.id)
+            continue
+        restored.append(task.id)
+        outputs[task.id] = record.output
     return ResumeDecision(
         restored=tuple(restored),
         outputs=outputs,
@@ -96,6 +127,29 @@ def decide_resume(
         from_task=start,
         rerun=rerun,
         forced=forced,
+        spent=spent,
+        reset_attempts=tuple(reset),
+        structure=structure
+        if (changes or state.task_fingerprints is None)
+        else {"digest": structure["digest"]},
+        changed=changes.to_dict() if changes else {},
+        invalidated=tuple(invalidated),
+    )
+
+
+def _refusal(
+    plan: Plan, state: ReplayState | None, changes: PlanChanges, source: str
+) -> JournalError:
+    assert state is not None
+    if changes:
+        what = f"the plan's structure changed since the journal was written: {changes.describe()}"
+    else:
+        what = f"the journal belongs to plan {state.plan_id!r}, not to {plan.identity!r}"
+    return JournalError(
+        what,
+        source=source,
+        hint="resume with the plan that wrote it, start a new journal, or pass --force to "
+        "reuse the successes of tasks that, with everything upstream, are unchanged",
     )
 
 

@@ -1,41 +1,76 @@
 """Crash-and-resume scenarios: does a plan survive a crash at every task?
 
 For one plan: run it uninterrupted (the reference), then for each task position and each
-crash mode, run it again with a crash at that task, resume, and check the invariants of
-durable execution:
+crash mode, run it again with a crash at that task, resume, and check the properties of
+durable execution, each on its own (``PROPERTIES``):
 
-1. no task the journal records as completed before the resume is executed again;
-2. the resumed execution completes, and its outputs equal the uninterrupted run's;
-3. the journal replays in strict mode.
+- ``no_rerun``: no task the journal records as succeeded before the resume runs again;
+- ``outputs_equal``: the resumed execution completes with the uninterrupted run's outputs;
+- ``exact_rerun``: the resume executes exactly the tasks that had not succeeded;
+- ``from_closure``: a further resume ``--from`` the crash task re-executes exactly that task
+  and its downstream closure;
+- ``torn_tail``: after a torn last line, every event journalled whole is still restored;
+- ``strict_replay``: the journal replays in strict mode afterwards.
 
-``planeval resume-eval SUITE`` reports these as pass rates over recorded plans.
+Crashes are simulated in-process (``raise``, ``interrupt``, ``torn_write``); ``kill`` runs the
+crashed execution in a real child process that SIGKILLs itself at the task.
+``planeval resume-eval SUITE`` reports modes and properties as checks over recorded plans.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from harness.execute._agents import demo_agent
+from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent, TaskContext, TaskError
 from harness.execute._executor import execute
 from harness.execute._graph import TaskGraph
 from harness.journal import JournalDamagedError, replay
 from harness.plan import Plan
 
-__all__ = ["CRASH_MODES", "CrashMode", "ResumeScenario", "resume_scenarios"]
+__all__ = ["CRASH_MODES", "PROPERTIES", "CrashMode", "ResumeScenario", "resume_scenarios"]
 
-CrashMode = Literal["raise", "interrupt", "torn_write"]
+CrashMode = Literal["raise", "interrupt", "torn_write", "kill"]
 CRASH_MODES: Final[tuple[CrashMode, ...]] = ("raise", "interrupt", "torn_write")
-"""``raise``: the agent raises (not retryable) on the task. ``interrupt``: the execution is
-interrupted (as by Ctrl+C) while the task runs. ``torn_write``: interrupted there, and the
-process died mid-write, leaving a torn last line."""
+"""The in-process modes (the default). ``raise``: the agent raises (not retryable) on the
+task. ``interrupt``: the execution is interrupted (as by Ctrl+C) while the task runs.
+``torn_write``: interrupted there, and the process died mid-write, leaving a torn last line.
+``kill`` (opt-in, see ``kill_at``): a real child process SIGKILLs itself in the task."""
+ALL_MODES: Final[tuple[CrashMode, ...]] = (*CRASH_MODES, "kill")
+PROPERTIES: Final = (
+    "no_rerun",
+    "outputs_equal",
+    "exact_rerun",
+    "from_closure",
+    "torn_tail",
+    "strict_replay",
+)
+"""The properties every scenario checks (``torn_tail`` only in ``torn_write``;
+``from_closure`` once per crash point)."""
+
+_KILLED_CHILD = """
+import json, os, signal, sys
+from harness.execute import demo_agent, execute
+from harness.plan import Plan
+plan = Plan.from_dict(json.loads(open(sys.argv[1]).read()), source=sys.argv[1])
+def agent(context):
+    if context.task.id == sys.argv[3]:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return demo_agent(context)
+execute(plan, sys.argv[2], agent=agent, max_attempts=1, backoff=0.0, fsync_every=1)
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +86,11 @@ class ResumeScenario:
     mode: CrashMode
     """How the crash happened."""
     violations: tuple[str, ...]
-    """Broken invariants, one sentence each; empty when the scenario passed."""
+    """Broken properties, one sentence each; empty when the scenario passed."""
+    failed_properties: tuple[str, ...] = ()
+    """The ``PROPERTIES`` each violation broke, in the same order."""
+    checked: tuple[str, ...] = field(default=())
+    """The properties this scenario checked."""
     completed_before_resume: tuple[str, ...] = ()
     """Tasks the journal recorded as completed after the crash."""
     executed_on_resume: tuple[str, ...] = ()
@@ -71,6 +110,7 @@ class ResumeScenario:
             "mode": self.mode,
             "passed": self.passed,
             "violations": list(self.violations),
+            "failed_properties": list(self.failed_properties),
             "completed_before_resume": list(self.completed_before_resume),
             "executed_on_resume": list(self.executed_on_resume),
         }
@@ -83,20 +123,24 @@ def resume_scenarios(
     modes: Sequence[CrashMode] = CRASH_MODES,
     max_concurrency: int = 1,
     workdir: str | Path | None = None,
-    fsync_every: int = 1,
+    fsync_every: int = 0,
+    kill_at: Sequence[str] = (),
 ) -> list[ResumeScenario]:
-    """Crash a plan at every task, resume it, and check the invariants.
+    """Crash a plan at every task, resume it, and check the properties.
 
     Args:
         plan: the plan (ids, dependencies and needs are what matter).
         agent: a deterministic agent (the same task and inputs give the same output);
             defaults to ``demo_agent``.
-        modes: the crash modes to try at every task (see ``CRASH_MODES``).
+        modes: the in-process crash modes to try at every task (see ``CRASH_MODES``).
         max_concurrency: 1 (default) makes "crash at position i" mean exactly "after the
             first i tasks"; more lets independent tasks be cut mid-flight too.
-        workdir: where the journals go (kept); a temporary directory when None.
-        fsync_every: the journals' fsync interval (the simulated crashes keep the process
-            alive, so a large value only saves time).
+        workdir: where the journals go (kept); a temporary directory (in memory where the
+            system has ``/dev/shm``) when None.
+        fsync_every: the journals' fsync interval; 0 (default) never fsyncs: the simulated
+            crashes keep the process alive, so fsync would only cost time.
+        kill_at: tasks at which to run the ``kill`` mode too: a real child process that
+            SIGKILLs itself in the task (demo agent only; fsync on every event).
 
     Returns:
         One ``ResumeScenario`` per task and mode, in execution order.
@@ -107,8 +151,10 @@ def resume_scenarios(
     for mode in modes:
         if mode not in CRASH_MODES:
             raise ValueError(f"unknown crash mode {mode!r}; known: {', '.join(CRASH_MODES)}")
+    if kill_at and agent not in (None, demo_agent):
+        raise ValueError("kill_at runs the demo agent in a child process: pass no agent")
     base_agent = agent or demo_agent
-    order = TaskGraph(plan).topological
+    graph = TaskGraph(plan)
     with _directory(workdir) as root:
         reference = execute(
             plan,
@@ -118,105 +164,155 @@ def resume_scenarios(
             backoff=0.0,
             fsync_every=fsync_every,
         )
+        context = _Context(
+            plan,
+            graph,
+            base_agent,
+            reference.outputs if reference.ok else None,
+            max_concurrency,
+            fsync_every,
+            root,
+        )
         results = []
-        for position, task_id in enumerate(order):
-            for mode in modes:
-                journal = root / f"crash-{position:03d}-{mode}.jsonl"
-                results.append(
-                    _scenario(
-                        plan,
-                        journal,
-                        base_agent,
-                        task_id,
-                        position,
-                        mode,
-                        reference.outputs if reference.ok else None,
-                        max_concurrency,
-                        fsync_every,
-                    )
-                )
+        for position, task_id in enumerate(graph.topological):
+            crash_modes: list[CrashMode] = list(modes)
+            if task_id in kill_at:
+                crash_modes.append("kill")
+            for index, mode in enumerate(crash_modes):
+                results.append(context.scenario(task_id, position, mode, with_from=index == 0))
     return results
 
 
-def _scenario(
-    plan: Plan,
-    journal: Path,
-    agent: Agent,
-    crash_at: str,
-    position: int,
-    mode: CrashMode,
-    reference: Any,
-    max_concurrency: int,
-    fsync_every: int,
-) -> ResumeScenario:
-    stop = threading.Event()
+@dataclass(slots=True)
+class _Context:
+    plan: Plan
+    graph: TaskGraph
+    agent: Agent
+    reference: dict[str, Any] | None
+    max_concurrency: int
+    fsync_every: int
+    root: Path
 
-    def crashing(context: TaskContext) -> Any:
-        if context.task.id != crash_at:
+    def scenario(
+        self, crash_at: str, position: int, mode: CrashMode, *, with_from: bool
+    ) -> ResumeScenario:
+        journal = self.root / f"crash-{position:03d}-{mode}.jsonl"
+        self._crash(journal, crash_at, mode)
+        whole = replay(journal).completed
+        if mode == "torn_write":
+            with open(journal, "ab") as handle:
+                handle.write(b'{"event":"task_succeeded","task_id":"' + crash_at.encode() + b'","o')
+        completed_before = replay(journal).completed
+        calls, resumed = self._resume(journal)
+        broken: list[tuple[str, str]] = []
+        checked = ["no_rerun", "outputs_equal", "exact_rerun", "strict_replay"]
+        again = [t for t in completed_before if calls[t]]
+        if again:
+            broken.append(("no_rerun", "succeeded task(s) executed again: " + ", ".join(again)))
+        if self.reference is None:
+            broken.append(("outputs_equal", "the uninterrupted run did not complete"))
+        elif resumed.status != "completed":
+            broken.append(("outputs_equal", f"the resume did not complete ({resumed.status})"))
+        else:
+            differ = [t for t in self.reference if resumed.outputs.get(t) != self.reference[t]]
+            if differ:
+                broken.append(("outputs_equal", "outputs differ for: " + ", ".join(differ)))
+        expected = set(self.plan.task_ids) - set(completed_before)
+        if set(calls) != expected:
+            broken.append(("exact_rerun", _difference("the resume executed", set(calls), expected)))
+        if mode == "torn_write":
+            checked.append("torn_tail")
+            lost = [t for t in whole if t not in resumed.restored]
+            if lost:
+                broken.append(("torn_tail", "lost after the torn tail: " + ", ".join(lost)))
+        if with_from and resumed.status == "completed":
+            checked.append("from_closure")
+            calls_from, _ = self._resume(journal, from_task=crash_at)
+            closure = self.graph.downstream([crash_at])
+            if set(calls_from) != closure:
+                message = _difference(f"--from {crash_at} executed", set(calls_from), closure)
+                broken.append(("from_closure", message))
+        try:
+            replay(journal, "strict")
+        except JournalDamagedError as exc:
+            broken.append(("strict_replay", f"the journal does not replay strictly: {exc.what}"))
+        return ResumeScenario(
+            plan_id=self.plan.identity,
+            crash_at=crash_at,
+            position=position,
+            mode=mode,
+            violations=tuple(message for _, message in broken),
+            failed_properties=tuple(prop for prop, _ in broken),
+            checked=tuple(checked),
+            completed_before_resume=completed_before,
+            executed_on_resume=tuple(resumed.executed),
+        )
+
+    def _crash(self, journal: Path, crash_at: str, mode: CrashMode) -> None:
+        if mode == "kill":
+            plan_file = journal.with_suffix(".plan.json")
+            plan_file.write_text(json.dumps(self.plan.to_dict()))
+            subprocess.run(
+                [sys.executable, "-c", _KILLED_CHILD, str(plan_file), str(journal), crash_at],
+                capture_output=True,
+                timeout=120,
+                check=False,
+            )
+            return
+        stop = StopSignal()
+        agent = self.agent
+
+        def crashing(context: TaskContext) -> Any:
+            if context.task.id != crash_at:
+                return agent(context)
+            if mode == "raise":
+                raise TaskError("simulated crash", retryable=False, error_type="SimulatedCrash")
+            stop.set()
+            context.cancelled.wait(30)
+            raise TaskError("simulated interruption")
+
+        execute(
+            self.plan,
+            journal,
+            agent=crashing,
+            stop=stop,
+            max_attempts=1,
+            backoff=0.0,
+            max_concurrency=self.max_concurrency,
+            fsync_every=self.fsync_every,
+        )
+
+    def _resume(self, journal: Path, from_task: str | None = None) -> tuple[Counter[str], Any]:
+        calls: Counter[str] = Counter()
+        lock = threading.Lock()
+        agent = self.agent
+
+        def counting(context: TaskContext) -> Any:
+            with lock:
+                calls[context.task.id] += 1
             return agent(context)
-        if mode == "raise":
-            raise TaskError("simulated crash", retryable=False, error_type="SimulatedCrash")
-        stop.set()
-        context.cancelled.wait(30)
-        raise TaskError("simulated interruption")
 
-    execute(
-        plan,
-        journal,
-        agent=crashing,
-        stop=stop,
-        max_attempts=1,
-        backoff=0.0,
-        max_concurrency=max_concurrency,
-        fsync_every=fsync_every,
-    )
-    if mode == "torn_write":
-        with open(journal, "ab") as handle:
-            handle.write(b'{"event":"task_succeeded","task_id":"' + crash_at.encode() + b'","out')
-    completed_before = replay(journal).completed
+        result = execute(
+            self.plan,
+            journal,
+            agent=counting,
+            resume=True,
+            from_task=from_task,
+            backoff=0.0,
+            max_concurrency=self.max_concurrency,
+            fsync_every=self.fsync_every,
+        )
+        return calls, result
 
-    calls: Counter[str] = Counter()
-    lock = threading.Lock()
 
-    def counting(context: TaskContext) -> Any:
-        with lock:
-            calls[context.task.id] += 1
-        return agent(context)
+def _difference(what: str, got: set[str], expected: set[str]) -> str:
+    parts = []
+    if got - expected:
+        parts.append("also " + ", ".join(sorted(got - expected)))
 
-    resumed = execute(
-        plan,
-        journal,
-        agent=counting,
-        resume=True,
-        backoff=0.0,
-        max_concurrency=max_concurrency,
-        fsync_every=fsync_every,
-    )
-    violations = []
-    again = [t for t in completed_before if calls[t]]
-    if again:
-        violations.append("completed task(s) executed again on resume: " + ", ".join(again))
-    if reference is None:
-        violations.append("the uninterrupted run did not complete, so there is no reference")
-    elif resumed.status != "completed":
-        violations.append(f"the resume did not complete (status {resumed.status})")
-    else:
-        differ = [t for t in reference if resumed.outputs.get(t) != reference[t]]
-        if differ:
-            violations.append("outputs differ from the uninterrupted run for: " + ", ".join(differ))
-    try:
-        replay(journal, "strict")
-    except JournalDamagedError as exc:
-        violations.append(f"the journal does not replay strictly: {exc.one_line()}")
-    return ResumeScenario(
-        plan_id=plan.identity,
-        crash_at=crash_at,
-        position=position,
-        mode=mode,
-        violations=tuple(violations),
-        completed_before_resume=completed_before,
-        executed_on_resume=tuple(t for t in resumed.executed),
-    )
+    if expected - got:
+        parts.append("not " + ", ".join(sorted(expected - got)))
+    return f"{what} {'; '.join(parts)}"
 
 
 @contextmanager
@@ -226,5 +322,7 @@ def _directory(workdir: str | Path | None) -> Iterator[Path]:
         path.mkdir(parents=True, exist_ok=True)
         yield path
         return
-    with tempfile.TemporaryDirectory(prefix="planeval-resume-eval-") as tmp:
+    memory = Path("/dev/shm")
+    base = str(memory) if memory.is_dir() and os.access(memory, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="planeval-resume-eval-", dir=base) as tmp:
         yield Path(tmp)

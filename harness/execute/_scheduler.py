@@ -1,29 +1,37 @@
 """The scheduler behind ``execute``: runs tasks in dependency order, journalling each step.
 
-One scheduler thread (the caller's) owns the journal and all bookkeeping; each attempt runs
-in its own daemon thread and reports back through a queue. That keeps journal order simple
-and lets the scheduler enforce per-task timeouts itself: an attempt past its deadline is
-recorded as a ``Timeout`` failure and abandoned (its late result is ignored, its
-``context.cancelled`` event is set so a cooperative agent can stop).
+One scheduler thread (the caller's) owns the journal and all bookkeeping; each attempt runs in
+its own daemon thread and reports back through a queue (``_attempts``). Bookkeeping is by
+counters and heaps, so the overhead per task is O(1) amortised (O(log n) heap steps): a task
+becomes ready when its count of unfinished prerequisites drops to zero; ready tasks wait in a
+heap by topological position (so with one slot the order is the plan's topological order);
+retries and deadlines wait in heaps by time. The scheduler sleeps on the queue until a result,
+the next deadline, or a stop (a ``StopSignal`` or ``interrupt`` wakes it at once).
+
+Two attempts of one task never overlap: an attempt past its timeout is recorded as a
+``Timeout`` failure and *abandoned* (``context.cancelled`` is set), but its retry waits until
+it has returned; ``task_attempt_ended`` records when it really ended. An abandoned attempt
+still running a grace period after its timeout stops the execution, naming the task.
 """
 
 from __future__ import annotations
 
+import heapq
 import queue
 import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.execute._attempts import WAKE, Attempt, Outcome, StopSignal, run_attempt
 from harness.execute._context import Agent, TaskContext
 from harness.execute._graph import TaskGraph
-from harness.execute._result import ExecutionResult, ExecutionStatus, TaskFailure
+from harness.execute._lifecycle import finish, open_execution, record_interruption, result_of
+from harness.execute._result import ExecutionResult, TaskFailure
 from harness.execute._resume import ResumeDecision
 from harness.journal import (
-    JOURNAL_VERSION,
     EventNotSerializableError,
     JournalWriter,
     ReplayState,
@@ -31,28 +39,20 @@ from harness.journal import (
 )
 from harness.plan import Plan, Task
 
-__all__ = ["EventHook", "Execution"]
+__all__ = ["EXHAUSTED", "EventHook", "Execution"]
 
 EventHook = Callable[[str, dict[str, Any]], None]
-_POLL = 0.01
-"""Longest the scheduler sleeps without a result: how soon it notices a ``stop`` event set
-from outside (``interrupt()`` wakes it at once). 100 wake-ups a second cost nothing visible."""
-
-
-@dataclass(slots=True)
-class _Attempt:
-    token: int
-    task: Task
-    number: int
-    started: float
-    deadline: float | None
-    cancelled: threading.Event
+EXHAUSTED = "AttemptsExhausted"
+"""``error_type`` of a task whose attempts over all executions reached the total budget."""
+_PLAIN_EVENT_POLL = 0.05
+"""A plain ``threading.Event`` as ``stop`` cannot wake the scheduler: checked this often."""
 
 
 class _Interrupted(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, stuck: Attempt | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.stuck = stuck
 
 
 class Execution:
@@ -71,9 +71,11 @@ class Execution:
         state: ReplayState | None,
         max_concurrency: int,
         max_attempts: int,
+        max_total_attempts: int,
         backoff: float,
         max_backoff: float,
         timeout: float | None,
+        grace: float,
         stop: threading.Event,
         on_event: EventHook | None,
     ) -> None:
@@ -85,25 +87,39 @@ class Execution:
         self.state = state
         self.max_concurrency = max_concurrency
         self.max_attempts = max_attempts
+        self.max_total_attempts = max_total_attempts
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.timeout = timeout
+        self.grace = grace
         self.stop = stop
         self.on_event = on_event
         self.identity = plan.identity
         self.tasks = {t.id: t for t in plan.tasks}
-        self.results: queue.Queue[tuple[int, bool, Any, float]] = queue.Queue()
+        self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self.outputs: dict[str, Any] = dict(decision.outputs)
         self.attempts: dict[str, int] = dict(decision.attempts)
+        self.spent: dict[str, int] = dict(decision.spent)
         self.failed: dict[str, TaskFailure] = {}
         self.blocked: dict[str, str] = {}
-        self.running: dict[str, _Attempt] = {}
-        self.retry_at: dict[str, float] = {}
+        self.running: dict[str, Attempt] = {}
+        self.abandoned: dict[str, Attempt] = {}
+        self.by_token: dict[int, Attempt] = {}
         self.used: dict[str, int] = {}
         self.executed: dict[str, None] = {}
         self.halted = False
         self.reason: str | None = None
         self._tokens = 0
+        order = graph.topological
+        self._position = {tid: i for i, tid in enumerate(order)}
+        self._order = order
+        self._ready: list[int] = []  # heap of topological positions
+        self._retries: list[tuple[float, int]] = []  # heap of (due time, position)
+        self._retry_due: dict[str, float] = {}
+        self._deferred: set[str] = set()  # due retries waiting for an abandoned attempt
+        self._deadlines: list[tuple[float, int]] = []  # heap of (time, attempt token)
+        self._waiting: dict[str, int] = {}
+        self.hurry = False
 
     # -- journal -------------------------------------------------------------------------
 
@@ -113,93 +129,117 @@ class Execution:
             self.on_event(event, payload)
 
     def interrupt(self, reason: str) -> None:
-        """Ask the scheduler to stop (signal handlers and other threads call this)."""
+        """Ask the scheduler to stop (signal handlers and other threads call this).
+
+        A second call while the first waits for running attempts cuts that wait short.
+        """
+        if self.stop.is_set():
+            self.hurry = True
         self.reason = self.reason or reason
         self.stop.set()
-        self.results.put((-1, False, None, 0.0))  # wake the scheduler now
+        self.results.put(WAKE)
 
     # -- the run -------------------------------------------------------------------------
 
     def go(self, *, resume: bool) -> ExecutionResult:
         began = time.monotonic()
-        self._open(resume)
+        open_execution(self, resume)
+        wake = self._wake
+        if isinstance(self.stop, StopSignal):
+            self.stop.listen(wake)
+        stuck: Attempt | None = None
         try:
             if len(self.outputs) < len(self.tasks):
+                self._prepare()
                 self._loop()
-            status = self._finish(began)
+            status = finish(self, began)
         except (_Interrupted, KeyboardInterrupt) as exc:
             reason = exc.reason if isinstance(exc, _Interrupted) else "KeyboardInterrupt"
-            status = self._interrupted(reason)
-        return self._result(status, began)
+            stuck = exc.stuck if isinstance(exc, _Interrupted) else None
+            status = record_interruption(self, reason, stuck)
+        finally:
+            if isinstance(self.stop, StopSignal):
+                self.stop.forget(wake)
+        return result_of(self, status, began, stuck)
 
-    def _open(self, resume: bool) -> None:
-        d = self.decision
-        common = {
-            "plan_id": self.identity,
-            "plan_hash": self.plan.content_hash,
-            "journal_version": JOURNAL_VERSION,
-        }
-        if not resume or self.state is None:
-            self.emit("plan_started", **common, goal=self.plan.goal, tasks=len(self.tasks))
-            if not resume:
-                return
-        payload: dict[str, Any] = {
-            **common,
-            "from": d.from_task,
-            "restored": list(d.restored),
-            "forced": d.forced,
-        }
-        if d.matched_by_description:
-            payload["matched_by_description"] = d.matched_by_description
-        if d.forced and self.state is not None:
-            payload["previous_plan_id"] = self.state.plan_id
-        if self.state is not None and self.state.damage:
-            payload["damaged_lines"] = [x.line for x in self.state.damage]
-        self.emit("plan_resumed", **payload)
+    def _wake(self) -> None:
+        self.results.put(WAKE)
+
+    def _prepare(self) -> None:
+        """Count each pending task's unfinished prerequisites; queue those with none."""
+        outputs = self.outputs
+        for tid in self._order:
+            if tid in outputs:
+                continue
+            left = sum(1 for dep in self.graph.prerequisites[tid] if dep not in outputs)
+            self._waiting[tid] = left
+            if not left:
+                self._ready.append(self._position[tid])
+        heapq.heapify(self._ready)
 
     def _loop(self) -> None:
-        pending = [tid for tid in self.graph.topological if tid not in self.outputs]
+        plain_stop = not isinstance(self.stop, StopSignal)
         while True:
             if self.stop.is_set():
                 raise _Interrupted(self.reason or "stop requested")
             now = time.monotonic()
             self._expire(now)
+            self._release_retries(now)
             if not self.halted:
-                self._start_ready(pending, now)
-            if not self.running and not self.retry_at:
+                self._start_ready(now)
+            if not self.running and not self._retries and not self.abandoned:
                 return
-            self._wait(now)
+            horizon = self._horizon()
+            if plain_stop:
+                horizon = min(horizon, now + _PLAIN_EVENT_POLL)
+            self._wait(max(horizon - now, 0.0) if horizon != float("inf") else None)
 
-    def _start_ready(self, pending: list[str], now: float) -> None:
-        for task_id in pending:
-            if len(self.running) >= self.max_concurrency:
-                return
-            if task_id in self.running or self._settled(task_id):
-                continue
-            ready_at = self.retry_at.get(task_id)
-            if ready_at is not None and ready_at > now:
-                continue
-            if not all(self._usable(dep) for dep in self.graph.prerequisites[task_id]):
-                continue
-            self.retry_at.pop(task_id, None)
-            self._start(self.tasks[task_id], now)
-
-    def _settled(self, task_id: str) -> bool:
+    def settled(self, task_id: str) -> bool:
         return task_id in self.outputs or task_id in self.failed or task_id in self.blocked
 
-    def _usable(self, dep: str) -> bool:
-        if dep in self.outputs:
-            return True
-        return dep in self.failed and self.tasks[dep].on_failure == "continue"
+    def _start_ready(self, now: float) -> None:
+        ready = self._ready
+        while ready and len(self.running) < self.max_concurrency:
+            task_id = self._order[heapq.heappop(ready)]
+            if task_id in self.running or self.settled(task_id):
+                continue
+            if task_id in self.abandoned:  # never two attempts at once: wait for it
+                self._deferred.add(task_id)
+                continue
+            self._start(self.tasks[task_id], now)
+
+    def _release_retries(self, now: float) -> None:
+        retries = self._retries
+        while retries and retries[0][0] <= now:
+            due, position = heapq.heappop(retries)
+            task_id = self._order[position]
+            if self._retry_due.get(task_id) == due:
+                del self._retry_due[task_id]
+                heapq.heappush(self._ready, position)
+
+    def _horizon(self) -> float:
+        """The next time something is due: a deadline, or a retry when a slot is free."""
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][1] not in self.by_token:
+            heapq.heappop(deadlines)  # that attempt has returned
+        horizon = deadlines[0][0] if deadlines else float("inf")
+        if self._retries and len(self.running) < self.max_concurrency and not self.halted:
+            horizon = min(horizon, self._retries[0][0])
+        return horizon
 
     def _start(self, task: Task, now: float) -> None:
+        spent = self.spent.get(task.id, 0)
+        if spent >= self.max_total_attempts:
+            self._exhausted(task, spent)
+            return
         number = self.attempts.get(task.id, 0) + 1
         self.attempts[task.id] = number
+        self.spent[task.id] = spent + 1
         self.used[task.id] = self.used.get(task.id, 0) + 1
         self.executed.setdefault(task.id, None)
         limit = _task_timeout(task, self.timeout)
         self._tokens += 1
-        attempt = _Attempt(
+        attempt = Attempt(
             token=self._tokens,
             task=task,
             number=number,
@@ -216,15 +256,21 @@ class Execution:
             idempotency_key=context.idempotency_key,
         )
         self.running[task.id] = attempt
-        worker = threading.Thread(
-            target=self._work,
-            args=(attempt.token, context),
-            name=f"planeval-task-{task.id}",
-            daemon=True,
-        )
-        worker.start()
+        self.by_token[attempt.token] = attempt
+        if attempt.deadline is not None:
+            heapq.heappush(self._deadlines, (attempt.deadline, attempt.token))
+        run_attempt(self.agent, context, attempt.token, self.results)
 
-    def _context(self, task: Task, attempt: _Attempt, limit: float | None) -> TaskContext:
+    def _exhausted(self, task: Task, spent: int) -> None:
+        message = (
+            f"{spent} attempts over all executions of this journal reached the total budget "
+            f"(--max-total-attempts {self.max_total_attempts}); resume with --from {task.id} "
+            "or --reset-attempts to try again"
+        )
+        attempt = Attempt(0, task, self.attempts.get(task.id, 0), 0.0, None, threading.Event())
+        self._fail_for_good(attempt, (message, EXHAUSTED, False), 0.0, emit=True)
+
+    def _context(self, task: Task, attempt: Attempt, limit: float | None) -> TaskContext:
         inputs: dict[str, Any] = {}
         failed_inputs: dict[str, dict[str, Any]] = {}
         for need in task.needs:
@@ -250,45 +296,73 @@ class Execution:
             timeout=limit,
         )
 
-    def _work(self, token: int, context: TaskContext) -> None:
-        began = time.monotonic()
+    def _wait(self, timeout: float | None) -> None:
         try:
-            output = self.agent(context)
-        except BaseException as exc:
-            self.results.put((token, False, exc, time.monotonic() - began))
-        else:
-            self.results.put((token, True, output, time.monotonic() - began))
-
-    def _wait(self, now: float) -> None:
-        horizon = [a.deadline for a in self.running.values() if a.deadline is not None]
-        if len(self.running) < self.max_concurrency:  # a due retry can only start in a free slot
-            horizon += [t for tid, t in self.retry_at.items() if tid not in self.running]
-        wait = min([*(h - now for h in horizon), _POLL])
-        try:
-            token, ok, value, duration = self.results.get(timeout=max(wait, 0.001))
+            outcome = self.results.get(timeout=timeout)
         except queue.Empty:
             return
-        if token < 0:
-            return
-        attempt = next((a for a in self.running.values() if a.token == token), None)
+        self._handle(outcome)
+
+    def _handle(self, outcome: Outcome) -> None:
+        token, ok, value, duration = outcome
+        attempt = self.by_token.pop(token, None)
         if attempt is None:
-            return  # an abandoned attempt (timed out or interrupted) finished late
-        del self.running[attempt.task.id]
+            return  # a wake-up
+        task_id = attempt.task.id
+        if attempt.abandoned_at is not None:
+            self.abandoned_returned(attempt, ok, value, duration)
+            return
+        del self.running[task_id]
         if ok:
             self._succeeded(attempt, value, duration)
         else:
             self._attempt_failed(attempt, _describe(value), duration)
 
-    def _expire(self, now: float) -> None:
-        for attempt in list(self.running.values()):
-            if attempt.deadline is not None and now >= attempt.deadline:
-                attempt.cancelled.set()
-                del self.running[attempt.task.id]
-                limit = attempt.deadline - attempt.started
-                error = (f"no result within the task timeout of {limit:g}s", "Timeout", True)
-                self._attempt_failed(attempt, error, now - attempt.started)
+    def abandoned_returned(self, attempt: Attempt, ok: bool, value: Any, duration: float) -> None:
+        task_id = attempt.task.id
+        if self.abandoned.get(task_id) is attempt:
+            del self.abandoned[task_id]
+        payload: dict[str, Any] = {
+            "task_id": task_id,
+            "attempt": attempt.number,
+            "duration": round(duration, 6),
+            "outcome": "succeeded" if ok else "failed",
+            "after_abandoned": round(time.monotonic() - (attempt.abandoned_at or 0.0), 6),
+        }
+        if not ok:
+            payload["error_type"] = _describe(value)[1]
+        self.emit("task_attempt_ended", **payload)
+        if task_id in self._deferred:
+            self._deferred.discard(task_id)
+            heapq.heappush(self._ready, self._position[task_id])
 
-    def _succeeded(self, attempt: _Attempt, output: Any, duration: float) -> None:
+    def _expire(self, now: float) -> None:
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][0] <= now:
+            _, token = heapq.heappop(deadlines)
+            attempt = self.by_token.get(token)
+            if attempt is None:
+                continue
+            if attempt.abandoned_at is not None:  # past its grace period and still running
+                raise _Interrupted(
+                    f"stuck: task {attempt.task.id!r} (attempt {attempt.number}) is still "
+                    f"running {self.grace:g}s after it was abandoned at its timeout",
+                    stuck=attempt,
+                )
+            self.abandon(attempt, now)
+            limit = (attempt.deadline or now) - attempt.started
+            error = (f"no result within the task timeout of {limit:g}s", "Timeout", True)
+            self._attempt_failed(attempt, error, now - attempt.started)
+
+    def abandon(self, attempt: Attempt, now: float) -> None:
+        attempt.cancelled.set()
+        attempt.abandoned_at = now
+        attempt.stuck_at = now + self.grace
+        del self.running[attempt.task.id]
+        self.abandoned[attempt.task.id] = attempt
+        heapq.heappush(self._deadlines, (attempt.stuck_at, attempt.token))
+
+    def _succeeded(self, attempt: Attempt, output: Any, duration: float) -> None:
         task = attempt.task
         payload = {
             "task_id": task.id,
@@ -305,13 +379,27 @@ class Execution:
             return
         self.emit("task_succeeded", **payload)
         self.outputs[task.id] = output
+        self._unlock_dependents(task.id)
+
+    def _unlock_dependents(self, task_id: str) -> None:
+        waiting = self._waiting
+        for child in self.graph.dependents[task_id]:
+            if child in waiting:
+                waiting[child] -= 1
+                if not waiting[child] and not self.settled(child):
+                    heapq.heappush(self._ready, self._position[child])
 
     def _attempt_failed(
-        self, attempt: _Attempt, error: tuple[str, str, bool], duration: float
+        self, attempt: Attempt, error: tuple[str, str, bool], duration: float
     ) -> None:
         task = attempt.task
         message, error_type, retryable = error
-        final = not retryable or self.used[task.id] >= self.max_attempts or self.halted
+        final = (
+            not retryable
+            or self.used[task.id] >= self.max_attempts
+            or self.spent[task.id] >= self.max_total_attempts
+            or self.halted
+        )
         self.emit(
             "task_failed",
             task_id=task.id,
@@ -324,16 +412,38 @@ class Execution:
             final=final,
         )
         if not final:
-            self.retry_at[task.id] = time.monotonic() + self._delay(self.used[task.id])
+            due = time.monotonic() + self._delay(self.used[task.id])
+            self._retry_due[task.id] = due
+            heapq.heappush(self._retries, (due, self._position[task.id]))
             return
+        self._fail_for_good(attempt, error, duration, emit=False)
+
+    def _fail_for_good(
+        self, attempt: Attempt, error: tuple[str, str, bool], duration: float, *, emit: bool
+    ) -> None:
+        task = attempt.task
+        message, error_type, retryable = error
+        if emit:
+            self.emit(
+                "task_failed",
+                task_id=task.id,
+                description=task.description,
+                attempt=attempt.number,
+                duration=round(duration, 6),
+                error=message,
+                error_type=error_type,
+                retryable=retryable,
+                final=True,
+            )
         self.failed[task.id] = TaskFailure(message, error_type, retryable, attempt.number)
         if task.on_failure == "continue":
+            self._unlock_dependents(task.id)
             return
         downstream = self.graph.downstream([task.id]) - {task.id}
-        for child in self.graph.topological:
-            if child in downstream and not self._settled(child):
+        for child in sorted(downstream, key=self._position.__getitem__):
+            if not self.settled(child):
                 self.blocked[child] = task.id
-                self.retry_at.pop(child, None)
+                self._retry_due.pop(child, None)
                 self.emit(
                     "task_blocked",
                     task_id=child,
@@ -342,51 +452,14 @@ class Execution:
                 )
         if task.on_failure in (None, "stop"):
             self.halted = True
-            self.retry_at.clear()
+            self._retries.clear()
+            self._retry_due.clear()
 
     def _delay(self, failures: int) -> float:
         if self.backoff <= 0:
             return 0.0
         base = min(self.max_backoff, self.backoff * 2.0 ** (failures - 1))
         return float(base * random.uniform(0.5, 1.0))  # equal jitter
-
-    def _finish(self, began: float) -> ExecutionStatus:
-        status: ExecutionStatus = "completed" if len(self.outputs) == len(self.tasks) else "failed"
-        self.emit(
-            "plan_completed",
-            plan_id=self.identity,
-            status=status,
-            execution_time=round(time.monotonic() - began, 6),
-            executed=len(self.executed),
-            failed=list(self.failed),
-            blocked=list(self.blocked),
-        )
-        return status
-
-    def _interrupted(self, reason: str) -> ExecutionStatus:
-        running = list(self.running)
-        for attempt in self.running.values():
-            attempt.cancelled.set()
-        self.running.clear()
-        self.emit("plan_interrupted", plan_id=self.identity, reason=reason, running=running)
-        return "interrupted"
-
-    def _result(self, status: ExecutionStatus, began: float) -> ExecutionResult:
-        order = self.plan.task_ids
-        return ExecutionResult(
-            status=status,
-            journal=str(self.path),
-            plan_id=self.identity,
-            outputs={tid: self.outputs[tid] for tid in order if tid in self.outputs},
-            executed=tuple(self.executed),
-            restored=self.decision.restored,
-            failed=dict(self.failed),
-            blocked=dict(self.blocked),
-            not_started=tuple(t for t in order if not self._settled(t)),
-            attempts=dict(self.attempts),
-            damage=self.state.damage if self.state is not None else (),
-            duration=time.monotonic() - began,
-        )
 
 
 def _task_timeout(task: Task, default: float | None) -> float | None:

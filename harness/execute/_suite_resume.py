@@ -2,9 +2,10 @@
 
 Every recorded plan that can be executed is crashed at each task in each crash mode and
 resumed (``harness.execute.resume_scenarios``); the row of a plan passes when every scenario
-kept the invariants (no completed task ran again, the outputs equal an uninterrupted run's,
-the journal replays strictly). Per crash mode the row carries a check ``resume_<mode>``, so
-reports show a pass rate per mode and the crash points that broke as violations. The run is
+kept every property (``PROPERTIES``). The row carries a check ``resume_<mode>`` per crash mode
+and ``resume_<property>`` per property, so reports show a pass rate per mode and per property,
+and each violation names the property, the mode and the crash task. The first few plans also
+get a real-process SIGKILL (``resume_kill``). The run is
 labelled ``<suite>.resume`` so that it is never compared with a run of plan checks.
 """
 
@@ -16,45 +17,67 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import InputError, PlanLoadError
-from harness.execute._resume_eval import CRASH_MODES, CrashMode, resume_scenarios
+from harness.execute._graph import TaskGraph
+from harness.execute._resume_eval import CRASH_MODES, PROPERTIES, CrashMode, resume_scenarios
 from harness.plan import Plan
 from harness.run import RESUME_SUFFIX, ResultRow, RunResult, StopRequest, run_suite
 from harness.suite import Suite
 
-__all__ = ["RESUME_SUFFIX", "resume_eval_suite", "resume_row"]
+__all__ = ["KILLED_PLANS", "RESUME_SUFFIX", "resume_eval_suite", "resume_row"]
 
-_FSYNC_EVERY = 10_000
-"""Simulated crashes keep the process alive: fsync would only cost time."""
+KILLED_PLANS = 3
+"""Plans per resume-eval run whose middle task also gets a real-process SIGKILL (``kill``)."""
 
 
-def resume_row(row: ResultRow, *, modes: Sequence[CrashMode] = CRASH_MODES) -> ResultRow:
+def resume_row(
+    row: ResultRow, *, modes: Sequence[CrashMode] = CRASH_MODES, kill: bool = False
+) -> ResultRow:
     """Replace a checked row's outcome with its plan's crash-and-resume outcome.
+
+    Checks: ``executable``, one ``resume_<mode>`` per crash mode, and one ``resume_<property>``
+    per property (``PROPERTIES``); each violation names the property it broke, and its
+    message the crash mode and task. With ``kill``, the plan's middle task is also crashed by
+    a real SIGKILL of a child process (check ``resume_kill``).
 
     Rows without a plan (missing, stale, error, unparseable) are returned unchanged.
     """
     if row.plan is None or row.status not in ("pass", "fail"):
         return row
+    all_modes = [*modes, *(["kill"] if kill else [])]
     try:
         plan = Plan.from_dict(row.plan)
-        scenarios = resume_scenarios(plan, modes=modes, fsync_every=_FSYNC_EVERY)
+        order = TaskGraph(plan).topological
+        kill_at = [order[len(order) // 2]] if kill and order else []
+        scenarios = resume_scenarios(plan, modes=modes, kill_at=kill_at)
     except PlanLoadError as exc:
+        skipped = {f"resume_{name}": "skip" for name in (*all_modes, *PROPERTIES)}
         return dataclasses.replace(
             row,
             status="fail",
-            checks={"executable": "fail", **{f"resume_{m}": "skip" for m in modes}},
+            checks={"executable": "fail", **skipped},
             violations=[_violation("executable", None, "/tasks", exc.what)],
         )
     index = {task.id: i for i, task in enumerate(plan.tasks)}
     checks = {"executable": "pass"}
-    violations = []
-    for mode in modes:
-        broken = [s for s in scenarios if s.mode == mode and not s.passed]
-        checks[f"resume_{mode}"] = "fail" if broken else "pass"
-        for s in broken:
-            message = f"crash ({mode}) at {s.crash_at!r}: " + "; ".join(s.violations)
-            violations.append(
-                _violation(f"resume_{mode}", s.crash_at, f"/tasks/{index[s.crash_at]}", message)
-            )
+    for mode in all_modes:
+        ran = [s for s in scenarios if s.mode == mode]
+        checks[f"resume_{mode}"] = (
+            "fail" if any(not s.passed for s in ran) else "pass" if ran else "skip"
+        )
+    for prop in PROPERTIES:
+        ran = [s for s in scenarios if prop in s.checked]
+        failed = any(prop in s.failed_properties for s in ran)
+        checks[f"resume_{prop}"] = "fail" if failed else "pass" if ran else "skip"
+    violations = [
+        _violation(
+            f"resume_{prop}",
+            s.crash_at,
+            f"/tasks/{index[s.crash_at]}",
+            f"{prop} broken by a crash ({s.mode}) at {s.crash_at!r}: {message}",
+        )
+        for s in scenarios
+        for prop, message in zip(s.failed_properties, s.violations, strict=True)
+    ]
     return dataclasses.replace(
         row,
         status="fail" if violations else "pass",
@@ -90,8 +113,13 @@ def resume_eval_suite(
             hint=f"choose from {', '.join(CRASH_MODES)}",
         )
 
+    killed = [0]
+
     def transform(row: ResultRow) -> ResultRow:
-        return resume_row(row, modes=modes)
+        kill = killed[0] < KILLED_PLANS and row.plan is not None and row.status in ("pass", "fail")
+        result = resume_row(row, modes=modes, kill=kill)
+        killed[0] += kill and result.checks.get("resume_kill") in ("pass", "fail")
+        return result
 
     return run_suite(
         suite,

@@ -8,7 +8,7 @@ from harness.journal._events import (
     encode_event,
 )
 from harness.journal._lock import JournalInUseError, JournalLock, lock_path
-from harness.journal._replay import replay
+from harness.journal._replay import MAX_LINE, replay, require_journal, require_regular_file
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 from harness.journal._writer import (
     JournalStorageError,
@@ -20,6 +20,7 @@ from harness.journal._writer import (
 __all__ = [
     "EVENTS",
     "JOURNAL_VERSION",
+    "MAX_LINE",
     "TASK_EVENTS",
     "Damage",
     "EventNotSerializableError",
@@ -35,4 +36,6 @@ __all__ = [
     "lock_path",
     "prepare_journal_folder",
     "replay",
+    "require_journal",
+    "require_regular_file",
 ]

@@ -37,7 +37,9 @@ CHECKSUM_KEY: Final = "crc32"
 _CRC_INFIX = ',"crc32":"'
 _CRC_SUFFIX_LEN = len(_CRC_INFIX) + 8 + 2  # ,"crc32":"xxxxxxxx"}
 
-TASK_EVENTS: Final = frozenset({"task_started", "task_succeeded", "task_failed", "task_blocked"})
+TASK_EVENTS: Final = frozenset(
+    {"task_started", "task_succeeded", "task_failed", "task_blocked", "task_attempt_ended"}
+)
 """Events about one task: each carries a string ``task_id``."""
 
 EVENTS: Final = TASK_EVENTS | frozenset(

@@ -11,21 +11,25 @@ from __future__ import annotations
 import gc
 import json
 import json.scanner
+import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 from zlib import crc32
 
 from harness._errors import JournalError
 from harness.journal._events import TASK_EVENTS, checksum_state
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 
-__all__ = ["replay"]
+__all__ = ["MAX_LINE", "replay", "require_journal", "require_regular_file"]
 
 ReplayMode = Literal["tolerant", "strict"]
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _EXCERPT = 80
+MAX_LINE = 64 << 20
+"""Longest journal line replay reads (64 MiB); a longer one is damage, skipped unread."""
 _CRC_INFIX = ',"crc32":"'
 _CHECKSUM_MISMATCH = "checksum mismatch: the line changed after it was written (not restored)"
 _CHECKSUM_MISSING_V2 = "no checksum, though its journal_version says every line has one"
@@ -49,6 +53,7 @@ class _Task:
     retryable: bool | None = None
     blocked_by: str | None = None
     line = 0
+    base = 0  # attempts before the last budget reset
 
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
@@ -71,6 +76,7 @@ class _Task:
             retryable=self.retryable,
             blocked_by=self.blocked_by,
             line=self.line,
+            attempts_since_reset=max(0, self.attempts - self.base),
         )
 
 
@@ -131,15 +137,16 @@ def replay(path: str | Path, mode: ReplayMode = "tolerant") -> ReplayState:
     if mode not in ("tolerant", "strict"):
         raise ValueError(f"mode must be 'tolerant' or 'strict', got {mode!r}")
     source = str(path)
+    require_regular_file(path)
     with _gc_paused():
         try:
             # Fast path: the whole file is valid UTF-8, so lines are decoded by the text layer.
             # The first invalid byte sends us back to the start, line by line in binary.
             with open(path, encoding="utf-8", errors="strict", newline="\n") as text:
-                state = _Replayer(source).run(text)
+                state = _Replayer(source).run(_bounded_lines(text))
         except UnicodeDecodeError:
             with open(path, "rb") as binary:
-                state = _Replayer(source).run(_decoded_lines(binary))
+                state = _Replayer(source).run(_decoded_lines(_bounded_lines(binary)))
         except OSError as exc:
             raise JournalError(f"cannot read the journal: {exc.strerror}", source=source) from None
     if mode == "strict" and state.damage:
@@ -165,6 +172,7 @@ class _Replayer:
         self.torn: Damage | None = None
         self.checksummed = False  # a checksummed line was seen: every later one needs one
         self.suspect: dict[str, None] = {}
+        self.fingerprints: dict[str, str] | None = None
 
     def run(self, lines: Iterable[str | bytes]) -> ReplayState:
         """Replay lines (``str``; ``bytes`` for a line that is not valid UTF-8)."""
@@ -178,6 +186,9 @@ class _Replayer:
         for line in lines:
             line_no += 1
             if isinstance(line, bytes):
+                if type(line) is _Oversize:
+                    self._damaged(line_no, _OVERSIZE_REASON, line)
+                    continue
                 if line[-1:] != b"\n":
                     self._torn(line, line_no)
                 else:
@@ -328,6 +339,8 @@ class _Replayer:
             task.attempts = max(task.attempts, _attempt(entry), 1)
             self.completed[task.task_id] = None
             return
+        if event == "task_attempt_ended":
+            return  # an abandoned attempt returned: it changes no status
         if task.status == "succeeded":
             return  # a late failure or block does not undo a success (the gem's rule)
         if event == "task_failed":
@@ -370,6 +383,11 @@ class _Replayer:
             self.unknown[event] = self.unknown.get(event, 0) + 1
 
     def _identify(self, entry: dict[str, Any]) -> None:
+        structure = entry.get("structure")
+        if type(structure) is dict:
+            tasks = structure.get("tasks")
+            if type(tasks) is dict and all(type(v) is str for v in tasks.values()):
+                self.fingerprints = tasks
         plan_id = entry.get("plan_id")
         if type(plan_id) is str:
             self.plan_id = plan_id
@@ -379,6 +397,11 @@ class _Replayer:
 
     def _restore(self, entry: dict[str, Any]) -> None:
         """Apply a resume: only the ``restored`` tasks keep their success."""
+        reset = entry.get("reset_attempts")
+        for task_id in reset if isinstance(reset, list) else ():
+            task = self.tasks.get(task_id) if type(task_id) is str else None
+            if task is not None:
+                task.base = task.attempts
         restored = entry.get("restored")
         if not isinstance(restored, list):
             return
@@ -443,6 +466,7 @@ class _Replayer:
                 self.tasks[task_id].output = None
         return ReplayState(
             suspect=tuple(self.suspect),
+            task_fingerprints=self.fingerprints,
             path=self.source,
             plan_id=self.plan_id,
             plan_hash=self.plan_hash,
@@ -479,9 +503,98 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else (None if value is None else str(value))
 
 
+class _Oversize(bytes):
+    """Stands for a line longer than ``MAX_LINE`` (skipped unread: memory stays bounded)."""
+
+
+_OVERSIZE_REASON = f"a line longer than {MAX_LINE >> 20} MiB (not read)"
+
+
+def _bounded_lines(handle: IO[Any]) -> Iterator[Any]:
+    """The handle's lines, each at most ``MAX_LINE`` long; a longer one is skipped unread
+    and stands as an ``_Oversize`` marker, so no input can make replay hold more."""
+    read = handle.readline
+    while True:
+        line = read(MAX_LINE)
+        if not line:
+            return
+        if len(line) == MAX_LINE and line[-1:] not in ("\n", b"\n"):
+            while True:
+                more = read(MAX_LINE)
+                if not more or more[-1:] in ("\n", b"\n"):
+                    break
+            yield _Oversize(b"")
+            continue
+        yield line
+
+
+def require_regular_file(path: str | os.PathLike[str]) -> None:
+    """Refuse what is not a regular file (``/dev/zero``, a FIFO, a folder): unbounded input.
+
+    Raises:
+        JournalError: missing, a folder, or not a regular file.
+    """
+    source = str(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal: {exc.strerror}", source=source) from None
+    if stat.S_ISDIR(mode):
+        raise JournalError("is a folder, not a journal file", source=source)
+    if not stat.S_ISREG(mode):
+        raise JournalError(
+            "is not a regular file (a device or a pipe never ends), so it is not a journal",
+            source=source,
+            hint="name the journal file itself",
+        )
+
+
+def require_journal(path: str | os.PathLike[str]) -> None:
+    """Refuse a file that is not an execution journal (planeval's or the agentic gem's).
+
+    One of a journal's first lines is a JSON object with a string ``event`` (planeval writes
+    ``{"event":"`` first, so even a torn line starts so; looking past the first line lets a
+    journal whose first line was damaged still resume). An empty file passes (a journal with
+    no events yet). Reads at most 1 MiB.
+
+    Raises:
+        JournalError: not a regular file, or none of its first lines is a journal event.
+    """
+    require_regular_file(path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF)
+    except OSError as exc:
+        raise JournalError(f"cannot read the journal: {exc.strerror}", source=str(path)) from None
+    if not head.strip():
+        return
+    for line in head.split(b"\n")[:_SNIFF_LINES]:  # a damaged first line is not enough
+        line = line.strip()
+        if line.startswith(b'{"event":"'):
+            return
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if type(entry) is dict and type(entry.get("event")) is str:
+            return
+    raise JournalError(
+        "is not an execution journal (none of its first lines is a journal event)",
+        source=str(path),
+        hint="name the journal file (JSONL written by planeval execute or the agentic gem)",
+    )
+
+
+_SNIFF = 1 << 20
+_SNIFF_LINES = 8
+
+
 def _decoded_lines(handle: Iterable[bytes]) -> Iterator[str | bytes]:
     """Lines as ``str``, or as ``bytes`` when a line is not valid UTF-8."""
     for raw in handle:
+        if type(raw) is _Oversize:
+            yield raw
+            continue
         try:
             yield raw.decode()
         except UnicodeDecodeError:

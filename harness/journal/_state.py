@@ -61,6 +61,9 @@ class TaskState:
     """For a blocked task: the failed task that blocked it."""
     line: int = 0
     """Line of the event that settled the status."""
+    attempts_since_reset: int = 0
+    """Attempts counted against the total budget: since the last reset (``--from`` the task,
+    or ``--reset-attempts``), over every execution."""
 
     def to_dict(self) -> dict[str, Any]:
         """The task state as JSON."""
@@ -68,6 +71,7 @@ class TaskState:
             "task_id": self.task_id,
             "status": self.status,
             "attempts": self.attempts,
+            "attempts_since_reset": self.attempts_since_reset,
             "description": self.description,
             "duration": self.duration,
         }
@@ -112,6 +116,8 @@ class ReplayState:
     """How many ``plan_interrupted`` events."""
     repairs: tuple[Mapping[str, Any], ...] = ()
     """``journal_repaired`` events: torn tails cut off before appending."""
+    task_fingerprints: Mapping[str, str] | None = None
+    """Task id -> structure fingerprint of the plan last recorded (None: an older journal)."""
     suspect: tuple[str, ...] = ()
     """Tasks whose success is in doubt because of damage (two different outputs after a
     damaged line): not restored, and a resume runs them and their downstream again."""

@@ -45,7 +45,7 @@ class JournalStorageError(InfrastructureError):
         return str(self)
 
 
-def prepare_journal_folder(path: str | os.PathLike[str]) -> None:
+def prepare_journal_folder(path: str | os.PathLike[str], *, durable: bool = True) -> None:
     """Check a journal path names a file, and create its folder (durably) when missing.
 
     Raises:
@@ -64,7 +64,8 @@ def prepare_journal_folder(path: str | os.PathLike[str]) -> None:
     try:
         for directory in reversed(missing):
             directory.mkdir(exist_ok=True)
-            _fsync_dir(directory.parent)  # make each new directory entry durable
+            if durable:
+                _fsync_dir(directory.parent)  # make each new directory entry durable
         if not parent.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "a path component is a file, not a folder")
     except OSError as exc:
@@ -114,13 +115,14 @@ class JournalWriter:
     Args:
         path: the journal file; it and its parent directory are created when missing.
         fsync_every: fsync after every N events (N=1: every event); always on ``close``.
+            0: never fsync, not even the folder (simulations whose process never dies).
 
     Use as a context manager, or call ``close``.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, fsync_every: int = 1) -> None:
-        if isinstance(fsync_every, bool) or not isinstance(fsync_every, int) or fsync_every < 1:
-            raise ValueError(f"fsync_every must be a positive integer, got {fsync_every!r}")
+        if isinstance(fsync_every, bool) or not isinstance(fsync_every, int) or fsync_every < 0:
+            raise ValueError(f"fsync_every must be a non-negative integer, got {fsync_every!r}")
         self.path = Path(path)
         self.fsync_every = fsync_every
         self.repairs: list[TornTailRepair] = []
@@ -131,13 +133,15 @@ class JournalWriter:
         self._fd = self._open()
 
     def _open(self) -> int:
-        prepare_journal_folder(self.path)
+        durable = self.fsync_every > 0
+        prepare_journal_folder(self.path, durable=durable)
         try:
             try:
                 return os.open(self.path, os.O_RDWR | os.O_APPEND)
             except FileNotFoundError:
                 fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-                _fsync_dir(self.path.parent)
+                if durable:
+                    _fsync_dir(self.path.parent)
                 return fd
         except OSError as exc:
             raise JournalStorageError(
@@ -167,7 +171,7 @@ class JournalWriter:
                 _write_all(self._fd, line)
                 self._end = size + len(line)
                 self._unsynced += 1
-                if self._unsynced >= self.fsync_every:
+                if self._unsynced >= self.fsync_every and self.fsync_every:
                     os.fsync(self._fd)
                     self._unsynced = 0
             finally:
@@ -176,7 +180,7 @@ class JournalWriter:
     def sync(self) -> None:
         """fsync now (events appended since the last fsync reach the disk)."""
         with self._lock:
-            if self._fd >= 0 and self._unsynced:
+            if self._fd >= 0 and self._unsynced and self.fsync_every:
                 os.fsync(self._fd)
                 self._unsynced = 0
 
@@ -186,7 +190,7 @@ class JournalWriter:
             if self._fd < 0:
                 return
             try:
-                if self._unsynced:
+                if self._unsynced and self.fsync_every:
                     os.fsync(self._fd)
             finally:
                 os.close(self._fd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 from typing import Any
@@ -80,3 +81,35 @@ def test_public_names_are_sorted_and_exported(module: Any) -> None:
     """Each package's `__all__` is sorted and every name in it exists."""
     assert module.__all__ == sorted(module.__all__, key=lambda n: (not n.isupper(), n))
     assert all(hasattr(module, name) for name in module.__all__)
+
+
+def test_each_property_is_reported_on_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An executor that forgets one restored task breaks no_rerun, exact_rerun, from_closure
+    (and torn_tail), but not outputs_equal: the report says which property failed."""
+    from harness.execute import _resume as resume_module
+
+    real = resume_module.decide_resume
+
+    def forgetful(*args: Any, **kwargs: Any) -> Any:
+        decision = real(*args, **kwargs)
+        if len(decision.restored) < 2:
+            return decision
+        kept = decision.restored[1:]  # forget the first restored task: it runs again
+        return dataclasses.replace(
+            decision, restored=kept, outputs={t: decision.outputs[t] for t in kept}
+        )
+
+    monkeypatch.setattr("harness.execute._executor.decide_resume", forgetful)
+    results = resume_scenarios(chain_plan(4), modes=["raise", "torn_write"])
+    broken = {p for r in results for p in r.failed_properties}
+    assert broken == {"no_rerun", "exact_rerun", "from_closure", "torn_tail"}
+    late = next(r for r in results if r.crash_at == "t4" and r.mode == "raise")
+    assert late.failed_properties == ("no_rerun", "exact_rerun", "from_closure")
+    assert "outputs_equal" in late.checked and "from_closure" in late.checked
+
+
+def test_a_real_sigkill_scenario_resumes_cleanly() -> None:
+    (result,) = resume_scenarios(chain_plan(3), modes=[], kill_at=["t2"])
+    assert result.mode == "kill" and result.passed, result.violations
+    assert result.completed_before_resume == ("t1",)
+    assert result.executed_on_resume == ("t2", "t3")

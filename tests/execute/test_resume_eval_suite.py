@@ -43,8 +43,15 @@ def test_rows_carry_one_check_per_crash_mode(project: Path, tmp_path: Path) -> N
         "resume_raise": "pass",
         "resume_interrupt": "pass",
         "resume_torn_write": "pass",
+        "resume_kill": "pass",  # the first plans also get a real SIGKILL at their middle task
+        "resume_no_rerun": "pass",
+        "resume_outputs_equal": "pass",
+        "resume_exact_rerun": "pass",
+        "resume_from_closure": "pass",
+        "resume_torn_tail": "pass",
+        "resume_strict_replay": "pass",
     }
-    assert sound.detail == "12 crash scenarios"  # 4 tasks x 3 modes
+    assert sound.detail == "13 crash scenarios"  # 4 tasks x 3 modes + 1 kill
     assert sound.suite == "demo" + RESUME_SUFFIX
     assert result.manifest.suite == "demo.resume"
 
@@ -74,8 +81,12 @@ def test_broken_invariant_is_a_violation_at_the_crash_point() -> None:
     out = resume_row(row, modes=("raise",))
     assert out.status == "fail"
     (violation,) = out.violations
-    assert violation["check"] == "resume_raise" and violation["task"] == "a"
+    assert violation["check"] == "resume_outputs_equal" and violation["task"] == "a"
+    assert "crash (raise) at 'a'" in violation["message"]
     assert violation["path"] == "/tasks/0"
+    assert out.checks["resume_raise"] == "fail" and out.checks["resume_outputs_equal"] == "fail"
+    assert out.checks["resume_no_rerun"] == "pass" and out.checks["resume_exact_rerun"] == "pass"
+    assert out.checks["resume_torn_tail"] == "skip"  # torn_write was not run
 
 
 def test_cli_exit_code_and_table(

@@ -1,0 +1,90 @@
+"""Plan structure identity: a fingerprint per task, and what changed between two plans.
+
+A task's fingerprint covers what decides its work and its inputs: its id, description,
+``depends_on``, ``needs`` and capabilities. The plan's structure digest covers every task's
+fingerprint. Both are recorded in the journal (``plan_started``, and ``plan_resumed`` when
+they changed), so a resume can tell which tasks were added, removed or changed, and restore a
+task only when it and everything upstream of it is unchanged (the Make/Bazel rule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.plan import Plan, Task
+
+__all__ = ["PlanChanges", "compare_structure", "plan_structure", "task_fingerprint"]
+
+
+def task_fingerprint(task: Task) -> str:
+    """12 hex digits of SHA-256 over the task's id, description, deps, needs, capabilities."""
+    material = json.dumps(
+        [
+            task.id,
+            task.description,
+            sorted(task.depends_on),
+            sorted([n.name, n.task] for n in task.needs),
+            sorted(task.capabilities),
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(material.encode()).hexdigest()[:12]
+
+
+def plan_structure(plan: Plan) -> dict[str, Any]:
+    """``{"digest": ..., "tasks": {task id: fingerprint}}`` as the journal records it."""
+    tasks = {task.id: task_fingerprint(task) for task in plan.tasks}
+    material = json.dumps(sorted(tasks.items()), separators=(",", ":"), ensure_ascii=False)
+    digest = "sha256:" + hashlib.sha256(material.encode()).hexdigest()[:32]
+    return {"digest": digest, "tasks": tasks}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanChanges:
+    """Tasks added, removed and changed between the journal's plan and the current one."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    def describe(self, limit: int = 5) -> str:
+        """``2 added (x, y), 1 changed (z)``: at most ``limit`` ids per kind."""
+        parts = []
+        for kind, ids in (("added", self.added), ("removed", self.removed)):
+            if ids:
+                parts.append(f"{len(ids)} {kind} ({_some(ids, limit)})")
+        if self.changed:
+            parts.append(f"{len(self.changed)} changed ({_some(self.changed, limit)})")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """The changes as JSON."""
+        return {
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "changed": list(self.changed),
+        }
+
+
+def compare_structure(
+    old: Mapping[str, str], plan: Plan, current: Mapping[str, str]
+) -> PlanChanges:
+    """What changed from the journal's task fingerprints ``old`` to the plan's ``current``."""
+    return PlanChanges(
+        added=tuple(t for t in plan.task_ids if t not in old),
+        removed=tuple(t for t in old if t not in current),
+        changed=tuple(t for t in plan.task_ids if t in old and old[t] != current[t]),
+    )
+
+
+def _some(ids: tuple[str, ...], limit: int) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... {len(ids) - limit} more" if len(ids) > limit else "")
