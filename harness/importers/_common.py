@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from harness._errors import InputError
+
+if TYPE_CHECKING:
+    from harness.importers._staging import StagedFiles
 
 __all__ = ["NAME_PATTERN", "ImportResult", "check_name", "dump_yaml", "slug", "utc_now"]
 
@@ -89,3 +93,56 @@ def dump_yaml(data: Any) -> str:
         indent=2,
         default_flow_style=None,
     )
+
+
+def stage_gold_answers(
+    staged: StagedFiles,
+    root: Path,
+    *,
+    suite: str,
+    model: str,
+    source: str,
+    origin: str,
+    digest: str,
+    answers: list[tuple[str, str]],
+) -> list[Path]:
+    """Stage one response file per ``(case id, answer)`` of an imported gold model.
+
+    An answer imported before under the same prompt keeps its import time, so re-importing
+    unchanged data changes no file. Returns the recordings' paths.
+    """
+    from harness import __version__
+    from harness.recording import Provenance, ResponseFile
+
+    now = utc_now()
+    fixtures = f"plan_fixtures/{suite}/{model}"
+    staged.replace_tree(fixtures)
+    recordings = []
+    for case_id, answer in answers:
+        relpath = f"{fixtures}/{case_id}/sample-0.json"
+        response = ResponseFile(
+            provenance=Provenance(
+                source=source,
+                model=model,
+                prompt_hash=digest,
+                recorded_at=_earlier_import(root / relpath, answer, digest) or now,
+                harness_version=__version__,
+                origin=f"{origin}#{case_id}",
+            ),
+            response=answer,
+        )
+        staged.add(relpath, json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        recordings.append(root / relpath)
+    return recordings
+
+
+def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
+    """The import time of the same answer under the same prompt, if it was imported before."""
+    from harness.recording import ResponseFile
+
+    try:
+        earlier = ResponseFile.read(path)
+    except (InputError, OSError):
+        return None
+    same = earlier.response == answer and earlier.provenance.prompt_hash == digest
+    return earlier.provenance.recorded_at if same else None

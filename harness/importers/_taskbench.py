@@ -19,14 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
 from harness._errors import InputError, PlanLoadError
-from harness.importers._common import ImportResult, check_name, dump_yaml, utc_now
+from harness.importers._common import (
+    ImportResult,
+    check_name,
+    dump_yaml,
+    stage_gold_answers,
+)
 from harness.importers._staging import StagedFiles
 from harness.importers._taskbench_prompt import dependency_type, taskbench_template
 from harness.plan._json import parse_json
 from harness.plan._multi import jsonl_lines
-from harness.recording import Provenance, ResponseFile, prompt_hash
+from harness.recording import prompt_hash
 from harness.registry import load_registry
 
 __all__ = ["TASKBENCH_ATTRIBUTION", "TASKBENCH_GOLD_MODEL", "import_taskbench"]
@@ -88,26 +92,17 @@ def import_taskbench(
 
     template = taskbench_template(tool_desc)
     digest = prompt_hash(template)
-    now = utc_now()
     staged = StagedFiles(root)
-    fixtures = f"plan_fixtures/{name}/{TASKBENCH_GOLD_MODEL}"
-    staged.replace_tree(fixtures)
-    recordings = []
-    for record in chosen:
-        relpath = f"{fixtures}/{record.id}/sample-0.json"
-        response = ResponseFile(
-            provenance=Provenance(
-                source="import:taskbench",
-                model=TASKBENCH_GOLD_MODEL,
-                prompt_hash=digest,
-                recorded_at=_earlier_import(root / relpath, record.answer, digest) or now,
-                harness_version=__version__,
-                origin=f"taskbench/{path.name}#{record.id}",
-            ),
-            response=record.answer,
-        )
-        staged.add(relpath, json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        recordings.append(root / relpath)
+    recordings = stage_gold_answers(
+        staged,
+        root,
+        suite=name,
+        model=TASKBENCH_GOLD_MODEL,
+        source="import:taskbench",
+        origin=f"taskbench/{path.name}",
+        digest=digest,
+        answers=[(record.id, record.answer) for record in chosen],
+    )
     staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, tools, name))
     staged.add(f"evals/prompts/{name}.md", template)
     staged.add(f"evals/registries/{name}.json", tools.read_text(encoding="utf-8-sig"))
@@ -219,17 +214,6 @@ def _check_unique(records: list[_Record], source: str) -> None:
         if record.id in seen:
             raise InputError(f"record ids must be unique; repeated: {record.id}", source=source)
         seen.add(record.id)
-
-
-def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
-    """The import time of the same answer under the same prompt, so that re-importing
-    unchanged data changes no file."""
-    try:
-        earlier = ResponseFile.read(path)
-    except (InputError, OSError):
-        return None
-    same = earlier.response == answer and earlier.provenance.prompt_hash == digest
-    return earlier.provenance.recorded_at if same else None
 
 
 def _suite_doc(

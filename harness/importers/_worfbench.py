@@ -23,19 +23,22 @@ suite registry is the union of the items' lists:
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
 from harness._errors import InputError
 from harness._json import loads
-from harness.importers._common import ImportResult, check_name, dump_yaml, utc_now
+from harness.importers._common import (
+    ImportResult,
+    check_name,
+    dump_yaml,
+    stage_gold_answers,
+)
 from harness.importers._staging import StagedFiles
-from harness.recording import Provenance, ResponseFile, prompt_hash
+from harness.recording import prompt_hash
 
 __all__ = ["GOLD_MODEL", "WORFBENCH_ATTRIBUTION", "import_worfbench"]
 
@@ -98,27 +101,18 @@ def import_worfbench(
     if any(i.tool_text for i in items):
         template += "{tool_list}\n"
     digest = prompt_hash(template)
-    now = utc_now()
 
     staged = StagedFiles(root)
-    fixtures = f"plan_fixtures/{name}/{GOLD_MODEL}"
-    staged.replace_tree(fixtures)
-    recordings = []
-    for item in chosen:
-        relpath = f"{fixtures}/{item.id}/sample-0.json"
-        response = ResponseFile(
-            provenance=Provenance(
-                source="import:worfbench",
-                model=GOLD_MODEL,
-                prompt_hash=digest,
-                recorded_at=_earlier_import(root / relpath, item.answer, digest) or now,
-                harness_version=__version__,
-                origin=f"worfbench/{path.name}#{item.id}",
-            ),
-            response=item.answer,
-        )
-        staged.add(relpath, json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        recordings.append(root / relpath)
+    recordings = stage_gold_answers(
+        staged,
+        root,
+        suite=name,
+        model=GOLD_MODEL,
+        source="import:worfbench",
+        origin=f"worfbench/{path.name}",
+        digest=digest,
+        answers=[(item.id, item.answer) for item in chosen],
+    )
     staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, name))
     staged.add(f"evals/prompts/{name}.md", template)
     if capabilities:
@@ -135,17 +129,6 @@ def import_worfbench(
         files=tuple(files),
         skipped=len(items) - len(chosen),
     )
-
-
-def _earlier_import(path: Path, answer: str, digest: str) -> str | None:
-    """When the same answer was imported before under the same prompt, its import time: so
-    that re-importing unchanged data changes no file."""
-    try:
-        earlier = ResponseFile.read(path)
-    except (InputError, OSError):
-        return None
-    same = earlier.response == answer and earlier.provenance.prompt_hash == digest
-    return earlier.provenance.recorded_at if same else None
 
 
 def _read_list(path: Path) -> list[Any]:
