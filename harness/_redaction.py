@@ -12,11 +12,20 @@ a prompt).
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "redact", "redact_url", "secrets_of", "url_secrets"]
+__all__ = [
+    "REDACTED",
+    "SECRET_HEADERS",
+    "credentials",
+    "redact",
+    "redact_url",
+    "secrets_of",
+    "url_secrets",
+]
 
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
@@ -104,3 +113,21 @@ def url_secrets(url: str) -> set[str]:
     elif parts.username and "@" in parts.netloc:
         found.add(parts.username)
     return {s for s in found if len(s) >= 4}
+
+
+def credentials(*urls: str | None, api_key: str | None = None) -> set[str]:
+    """Every credential a call carries, to redact from what a server answers.
+
+    Each URL's (``url_secrets``, and the HTTP Basic token its userinfo becomes) and the API
+    key: a server may quote them back (an error naming the key it refused, a 404 quoting the
+    requested path and its query).
+    """
+    found = {secret for url in urls if url for secret in url_secrets(url)}
+    for url in urls:  # userinfo goes out as HTTP Basic auth: its base64 is the password too
+        parts = urlsplit(url or "")
+        if parts.password:
+            userinfo = f"{unquote(parts.username or '')}:{unquote(parts.password)}"
+            found.add(base64.b64encode(userinfo.encode()).decode())
+    if api_key and len(api_key) >= 4:
+        found.add(api_key)
+    return found

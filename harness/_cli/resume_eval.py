@@ -39,6 +39,13 @@ def resume_eval_command(
     fixtures: Path | None = typer.Option(
         None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
     ),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        help="Worker processes for the scenarios (default: one per available CPU).",
+        show_default=False,
+    ),
 ) -> None:
     """Crash every recorded plan at each task, resume it, and report the pass rate per mode.
 
@@ -46,8 +53,10 @@ def resume_eval_command(
     report, compare and gate like any run.
     """
     from harness.execute import CRASH_MODES, resume_eval_suite
+    from harness.execute._processes import available_cpus
 
     modes = tuple(mode) or CRASH_MODES
+    processes = workers if workers is not None else available_cpus()
 
     def evaluate(
         suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
@@ -61,6 +70,7 @@ def resume_eval_command(
             fixtures=fixtures,
             progress=advance,
             stop=stop,
+            workers=processes,
         )
 
     run_and_report(

@@ -13,6 +13,7 @@ import json
 import os
 from typing import Any
 
+from harness._redaction import credentials, redact
 from harness.execute._context import Agent, TaskContext, TaskError
 
 __all__ = ["make_model_agent", "model_agent"]
@@ -62,6 +63,8 @@ def make_model_agent(
         client = clients.get("client")
         if client is None:
             client = clients["client"] = _client(base_url, api_key_env, request_timeout)
+            key = os.environ.get(api_key_env) if api_key_env else None
+            clients["secrets"] = credentials(base_url, api_key=key)
         params: dict[str, Any] = {}
         if temperature is not None:
             params["temperature"] = temperature
@@ -76,8 +79,8 @@ def make_model_agent(
             )
         except Exception as exc:
             kind = type(exc).__name__
-            raise TaskError(
-                f"the model call failed: {exc}",
+            raise TaskError(  # the journal and the progress lines get it: no credential
+                f"the model call failed: {redact(str(exc), clients['secrets'])}",
                 retryable=kind not in _NOT_RETRYABLE,
                 error_type=kind,
             ) from exc

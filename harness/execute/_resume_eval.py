@@ -13,16 +13,17 @@ durable execution, each on its own (``PROPERTIES``):
 - ``strict_replay``: the journal replays in strict mode afterwards.
 
 Crashes are simulated in-process (``raise``, ``interrupt``, ``torn_write``); ``kill`` runs the
-crashed execution in a real child process that SIGKILLs itself at the task.
+crashed execution in a real child process (forked from the fork server that resume-eval's
+workers come from, so without a Python start-up) that SIGKILLs itself at the task; the
+``torn_write`` crash starts from a copy of the ``interrupt`` crash's journal (the same
+execution), with the torn line appended.
 ``planeval resume-eval SUITE`` reports modes and properties as checks over recorded plans.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
+import signal
 import tempfile
 import threading
 from collections import Counter
@@ -37,6 +38,7 @@ from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent, TaskContext, TaskError
 from harness.execute._executor import execute
 from harness.execute._graph import TaskGraph
+from harness.execute._processes import worker_context
 from harness.journal import JournalDamagedError, replay
 from harness.plan import Plan
 
@@ -60,17 +62,8 @@ PROPERTIES: Final = (
 """The properties every scenario checks (``torn_tail`` only in ``torn_write``;
 ``from_closure`` once per crash point)."""
 
-_KILLED_CHILD = """
-import json, os, signal, sys
-from harness.execute import demo_agent, execute
-from harness.plan import Plan
-plan = Plan.from_dict(json.loads(open(sys.argv[1]).read()), source=sys.argv[1])
-def agent(context):
-    if context.task.id == sys.argv[3]:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return demo_agent(context)
-execute(plan, sys.argv[2], agent=agent, max_attempts=1, backoff=0.0, fsync_every=1)
-"""
+_KILL_WAIT = 120.0
+"""Seconds a ``kill`` child may take before it is killed from outside."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,17 +185,19 @@ class _Context:
     max_concurrency: int
     fsync_every: int
     root: Path
+    interrupted: tuple[str, bytes] | None = None
+    """The last ``interrupt`` crash: its task and journal, which ``torn_write`` starts from."""
 
     def scenario(
         self, crash_at: str, position: int, mode: CrashMode, *, with_from: bool
     ) -> ResumeScenario:
         journal = self.root / f"crash-{position:03d}-{mode}.jsonl"
         self._crash(journal, crash_at, mode)
-        whole = replay(journal).completed
+        whole = completed_before = replay(journal).completed
         if mode == "torn_write":
             with open(journal, "ab") as handle:
                 handle.write(b'{"event":"task_succeeded","task_id":"' + crash_at.encode() + b'","o')
-        completed_before = replay(journal).completed
+            completed_before = replay(journal).completed
         calls, resumed = self._resume(journal)
         broken: list[tuple[str, str]] = []
         checked = ["no_rerun", "outputs_equal", "exact_rerun", "strict_replay"]
@@ -249,15 +244,21 @@ class _Context:
         )
 
     def _crash(self, journal: Path, crash_at: str, mode: CrashMode) -> None:
+        interrupted = self.interrupted
+        if mode == "torn_write" and interrupted is not None and interrupted[0] == crash_at:
+            journal.write_bytes(interrupted[1])  # the same execution as ``interrupt``'s
+            return
         if mode == "kill":
-            plan_file = journal.with_suffix(".plan.json")
-            plan_file.write_text(json.dumps(self.plan.to_dict()))
-            subprocess.run(
-                [sys.executable, "-c", _KILLED_CHILD, str(plan_file), str(journal), crash_at],
-                capture_output=True,
-                timeout=120,
-                check=False,
+            child = worker_context().Process(
+                target=_killed_child,
+                args=(self.plan.to_dict(), str(journal), crash_at),
+                name="planeval-resume-kill",
             )
+            child.start()
+            child.join(_KILL_WAIT)
+            if child.is_alive():
+                child.kill()
+                child.join()
             return
         stop = StopSignal()
         agent = self.agent
@@ -281,6 +282,8 @@ class _Context:
             max_concurrency=self.max_concurrency,
             fsync_every=self.fsync_every,
         )
+        if mode == "interrupt":
+            self.interrupted = (crash_at, journal.read_bytes())
 
     def _resume(self, journal: Path, from_task: str | None = None) -> tuple[Counter[str], Any]:
         calls: Counter[str] = Counter()
@@ -303,6 +306,17 @@ class _Context:
             fsync_every=self.fsync_every,
         )
         return calls, result
+
+
+def _killed_child(plan: dict[str, Any], journal: str, crash_at: str) -> None:
+    """A real process executing the plan that SIGKILLs itself in ``crash_at``."""
+
+    def agent(context: TaskContext) -> Any:
+        if context.task.id == crash_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return demo_agent(context)
+
+    execute(Plan.from_dict(plan), journal, agent=agent, max_attempts=1, backoff=0.0, fsync_every=1)
 
 
 def _difference(what: str, got: set[str], expected: set[str]) -> str:

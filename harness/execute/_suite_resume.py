@@ -12,12 +12,13 @@ labelled ``<suite>.resume`` so that it is never compared with a run of plan chec
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from harness._errors import InputError, PlanLoadError
 from harness.execute._graph import TaskGraph
+from harness.execute._processes import map_in_processes
 from harness.execute._resume_eval import CRASH_MODES, PROPERTIES, CrashMode, resume_scenarios
 from harness.plan import Plan
 from harness.run import RESUME_SUFFIX, ResultRow, RunResult, StopRequest, run_suite
@@ -97,11 +98,13 @@ def resume_eval_suite(
     fixtures: Path | None = None,
     progress: Callable[[ResultRow], None] | None = None,
     stop: StopRequest | None = None,
+    workers: int = 1,
 ) -> RunResult:
     """Replay a suite's recordings and run the crash-and-resume scenarios of every plan.
 
     Writes a run (results.jsonl, run.json) labelled ``<suite>.resume`` that report, compare
-    and gate read like any other.
+    and gate read like any other. With ``workers`` > 1 the plans' scenarios run in that
+    many worker processes (rows keep their order; the result is the same).
 
     Raises:
         InputError: unknown model ids or modes, or an output folder that holds a run.
@@ -113,13 +116,17 @@ def resume_eval_suite(
             hint=f"choose from {', '.join(CRASH_MODES)}",
         )
 
-    killed = [0]
+    chosen = tuple(modes)
 
-    def transform(row: ResultRow) -> ResultRow:
-        kill = killed[0] < KILLED_PLANS and row.plan is not None and row.status in ("pass", "fail")
-        result = resume_row(row, modes=modes, kill=kill)
-        killed[0] += kill and result.checks.get("resume_kill") in ("pass", "fail")
-        return result
+    def jobs(rows: Iterator[ResultRow]) -> Iterator[tuple[ResultRow, tuple[CrashMode, ...], bool]]:
+        killed = 0
+        for row in rows:
+            kill = killed < KILLED_PLANS and _executable(row)
+            killed += kill
+            yield row, chosen, kill
+
+    def transform_rows(rows: Iterator[ResultRow]) -> Iterator[ResultRow]:
+        return map_in_processes(_resume_job, jobs(rows), workers)
 
     return run_suite(
         suite,
@@ -129,10 +136,26 @@ def resume_eval_suite(
         out=out,
         fixtures=fixtures,
         progress=progress,
-        transform=transform,
+        transform_rows=transform_rows,
         label=suite.name + RESUME_SUFFIX,
         stop=stop,
     )
+
+
+def _executable(row: ResultRow) -> bool:
+    """The row has a plan that loads and forms a task graph (it can be crashed)."""
+    if row.plan is None or row.status not in ("pass", "fail"):
+        return False
+    try:
+        TaskGraph(Plan.from_dict(row.plan))
+    except PlanLoadError:
+        return False
+    return True
+
+
+def _resume_job(job: tuple[ResultRow, tuple[CrashMode, ...], bool]) -> ResultRow:
+    row, modes, kill = job
+    return resume_row(row, modes=modes, kill=kill)
 
 
 def _violation(check: str, task: str | None, path: str, message: str) -> dict[str, Any]:

@@ -60,7 +60,11 @@ def prepare_journal_folder(path: str | os.PathLike[str], *, durable: bool = True
             hint=f"name a file inside it, for example {path / 'journal.jsonl'}",
         )
     parent = path.parent
-    missing = [d for d in (parent, *parent.parents) if not d.exists()]
+    missing = []  # the folders to create, deepest first (one stat when the folder exists)
+    folder = parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
     try:
         for directory in reversed(missing):
             directory.mkdir(exist_ok=True)

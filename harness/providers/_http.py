@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from harness._redaction import redact, redact_url, url_secrets
+from harness._redaction import credentials, redact, redact_url
 from harness.providers._base import ProviderError, ProviderSetupError
 from harness.providers._retry import parse_retry_after
 from harness.recording import cassette_transport
@@ -123,6 +123,7 @@ class HttpProvider(ABC):
         transport.cassette = cassette
         url = self.url(model)
         shown = redact_url(url)  # what messages print: never a password or key from the URL
+        secrets = credentials(url, self.base_url(model), api_key=api_key)  # servers quote them
         try:
             # the SDK's documented call for any endpoint: our exact body, the SDK's auth,
             # headers, timeouts and error types (its typed methods re-walk the body's types)
@@ -130,7 +131,7 @@ class HttpProvider(ABC):
         except sdk.APIStatusError as exc:
             status = exc.status_code
             raise ProviderError(
-                f"HTTP {status} from {shown}: {_short(_scrubbed(exc.message, url))}",
+                f"HTTP {status} from {shown}: {_short(_scrubbed(exc.message, url, secrets))}",
                 retryable=status in (408, 409, 429) or status >= 500,
                 retry_after=parse_retry_after(exc.response.headers),
                 status=status,
@@ -143,7 +144,7 @@ class HttpProvider(ABC):
         except sdk.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise ProviderError(
-                f"connection to {shown} failed: {_short(_scrubbed(str(cause), url))}",
+                f"connection to {shown} failed: {_short(_scrubbed(str(cause), url, secrets))}",
                 retryable=True,
             ) from None
         finally:
@@ -191,6 +192,6 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _scrubbed(text: str, url: str) -> str:
-    """``text`` with the URL's credentials (userinfo password, key-like query values) removed."""
-    return redact(text.replace(url, redact_url(url)), url_secrets(url))
+def _scrubbed(text: str, url: str, secrets: set[str]) -> str:
+    """``text`` with the URL redacted and every credential in ``secrets`` removed."""
+    return redact(text.replace(url, redact_url(url)), secrets)

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -140,6 +140,7 @@ def run_suite(
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
     transform: Callable[[ResultRow], ResultRow] | None = None,
+    transform_rows: Callable[[Iterator[ResultRow]], Iterator[ResultRow]] | None = None,
     label: str | None = None,
     prices: Path | None = None,
     budget: Budget | None = None,
@@ -165,6 +166,9 @@ def run_suite(
         env: environment for API keys (default ``os.environ``).
         transform: applied to each checked row before it is written (``resume-eval`` turns a
             row's plan into crash-and-resume scenario outcomes here).
+        transform_rows: like ``transform``, over the stream of checked rows (one row out per
+            row in, in order), for transforms that work ahead in other processes; it is
+            closed when the run stops early.
         label: the suite name written into the run and its rows (default the suite's name);
             a run of another kind gets its own label so it is never compared with plain runs.
         prices: a price file on top of the shipped table and the suite's (``--prices``).
@@ -282,9 +286,10 @@ def run_suite(
     # redo, and a flush per row would cost more than the rest of a replayed row).
     flush_every = 0.0 if mode != "none" else 0.2
     last_flush = time.monotonic()
+    stream = transform_rows(rows) if transform_rows is not None else rows
     with (run_dir / "results.jsonl").open("a", encoding="utf-8", newline="\n") as sink:
         try:
-            for checked in rows:
+            for checked in stream:
                 row = transform(checked) if transform is not None else checked
                 if label is not None:
                     row = dataclasses.replace(row, suite=label)
@@ -300,6 +305,9 @@ def run_suite(
         except KeyboardInterrupt:
             stop.set("Ctrl+C")
         finally:
+            close = getattr(stream, "close", None)
+            if stream is not rows and close is not None:
+                close()
             rows.close()  # the pool hands out no more calls
             sink.flush()
             os.fsync(sink.fileno())

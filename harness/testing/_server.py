@@ -26,8 +26,15 @@ from harness.testing._batches import BatchBook
 
 __all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
 
-FaultKind = Literal["rate_limit", "server_error", "slow", "drop", "not_json"]
-FAULTS: tuple[FaultKind, ...] = ("rate_limit", "server_error", "slow", "drop", "not_json")
+FaultKind = Literal["rate_limit", "server_error", "slow", "drop", "not_json", "bad_key"]
+FAULTS: tuple[FaultKind, ...] = (
+    "rate_limit",
+    "server_error",
+    "slow",
+    "drop",
+    "not_json",
+    "bad_key",
+)
 
 
 def default_planner(prompt: str) -> str:
@@ -223,7 +230,8 @@ class FakePlannerServer:
 
         Kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500), ``slow``
         (wait ``delay`` seconds, then answer), ``drop`` (close the connection without a reply),
-        ``not_json`` (200 with an HTML body).
+        ``not_json`` (200 with an HTML body), ``bad_key`` (401 whose message quotes the API
+        key and the request path, as some servers do: what redaction must catch).
         """
         if kind not in FAULTS:
             raise ValueError(f"unknown fault {kind!r}; choose one of {', '.join(FAULTS)}")
@@ -367,8 +375,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw
         path = self.path.split("?", 1)[0]
         flavour = "anthropic" if path == "/v1/messages" else "openai"
-        if path not in ("/v1/chat/completions", "/v1/messages"):
-            self._send(404, {"error": {"message": f"no route {path}"}})
+        if path not in ("/v1/chat/completions", "/v1/messages"):  # quoting it, as OpenAI does
+            self._send(404, {"error": {"message": f"Invalid URL (POST {self.path})"}})
             return
         prompt = _prompt_of(body)
         state = self.state
@@ -425,6 +433,12 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "rate_limit":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, headers)
+            return True
+        if fault.kind == "bad_key":
+            auth = self.headers.get("Authorization") or self.headers.get("x-api-key") or ""
+            key = auth.split(None, 1)[-1] if auth else ""
+            message = f"Incorrect API key provided: {key} (POST {self.path})"
+            self._send(401, {"error": {"message": message, "type": "invalid_request_error"}})
             return True
         if fault.kind == "server_error":
             self._send(500, {"error": {"message": "internal error", "type": "server_error"}})

@@ -99,3 +99,25 @@ def test_cli_exit_code_and_table(
     assert result.code == 3
     assert "demo.resume" in result.out
     assert run_cli(capsys, "resume-eval", str(project), "--mode", "explode").code == 2
+
+
+def test_worker_processes_give_the_same_rows(tmp_path: Path) -> None:
+    """--workers 2 runs the scenarios in two processes: the rows are the ones a single
+    process writes, in the same order; the SIGKILL goes to the first executable plans."""
+    cases = [{"id": f"c{i}", "goal": "g"} for i in range(6)]
+    project = make_project(tmp_path, cases=cases)
+    write_response(tmp_path, "demo", "planner", "c0", json.dumps(CYCLE))
+    for i in range(1, 6):
+        write_response(tmp_path, "demo", "planner", f"c{i}", json.dumps(sound_plan(tasks=i)))
+    suite = load_suite(project)
+    one = resume_eval_suite(suite, out=tmp_path / "one", workers=1)
+    two = resume_eval_suite(suite, out=tmp_path / "two", workers=2)
+
+    def comparable(path: Path) -> list[dict[str, object]]:
+        lines = (path / "results.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(line).items() if k != "latency_ms"} for line in lines]
+
+    assert comparable(two.run_dir) == comparable(one.run_dir)
+    killed = [row.case for row in two.rows if "resume_kill" in row.checks]
+    assert killed == ["c1", "c2", "c3"]  # c0 (a cycle) cannot be crashed: no kill slot spent
+    assert [row.status for row in two.rows] == ["fail"] + ["pass"] * 5

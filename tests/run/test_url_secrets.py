@@ -16,7 +16,8 @@ from harness.testing import FakePlannerServer, make_project
 PASSWORD = "SENTINEL-pw-7f3a9c"
 USER_TOKEN = "SENTINEL-tok-51bd02"
 API_KEY = "sk-SENTINEL-key-0c4e88"
-SENTINELS = (PASSWORD, USER_TOKEN, API_KEY)
+QUERY_KEY = "SENTINEL-qk-93e1d7"
+SENTINELS = (PASSWORD, USER_TOKEN, API_KEY, QUERY_KEY)
 
 
 def _planeval(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -81,3 +82,41 @@ def test_live_recording_and_reports_hold_no_sentinel(tmp_path: Path) -> None:
     outputs = [live.stdout, live.stderr, report.stdout, report.stderr]
     assert _leaks(tmp_path, outputs) == []
     assert "<REDACTED>" in (tmp_path / "run" / "run.json").read_text()
+
+
+def test_a_key_in_a_query_parameter_or_echoed_by_the_server_reaches_no_file(
+    tmp_path: Path,
+) -> None:
+    """A key in the base_url's query string is sent (the server quotes the request path in
+    its 404), and the API key header is quoted back by a 401: neither reaches a cassette,
+    a result row, run.json, a report, the output or the progress lines."""
+    with FakePlannerServer() as server:
+        base = server.openai_base_url
+        models = [
+            {
+                "id": "query",
+                "provider": "openai",
+                "model": "m",
+                "base_url": f"{base}?api_key={QUERY_KEY}",
+                "retries": 0,
+            },
+            {"id": "header", "provider": "openai", "model": "m", "base_url": base, "retries": 0},
+        ]
+        path = make_project(
+            tmp_path,
+            models=models,
+            cases=[{"id": "ok", "goal": "Refund an order"}, {"id": "bad", "goal": "Crash"}],
+        )
+        server.fail("bad_key", when="Crash", times=100)
+        env = {"OPENAI_API_KEY": API_KEY}
+        live = _planeval("run", str(path), "--live", "--out", str(tmp_path / "run"), env=env)
+        assert live.returncode == 4, live.stderr  # the failing calls are error rows
+        sent = server.requests
+        report = _planeval("report", str(tmp_path / "run"), env=env)
+        assert report.returncode == 0, report.stderr
+    assert any(r.headers.get("authorization") == f"Bearer {API_KEY}" for r in sent)
+    rows = (tmp_path / "run" / "results.jsonl").read_text()
+    assert "Incorrect API key provided: <REDACTED>" in rows  # the 401 was recorded, redacted
+    assert "Invalid URL (POST /v1/?api_key=<REDACTED>" in rows  # the query key went out
+    outputs = [live.stdout, live.stderr, report.stdout, report.stderr]
+    assert _leaks(tmp_path, outputs) == []
