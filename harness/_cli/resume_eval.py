@@ -6,17 +6,12 @@ plan cannot be executed), 2 unusable input, 3 missing or stale recordings, 130 i
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from harness._cli.run import run_and_report
-
-if TYPE_CHECKING:
-    from harness._cli.run import Progress
-    from harness.run import RunResult, StopRequest
-    from harness.suite import Suite
 
 
 def resume_eval_command(
@@ -56,23 +51,11 @@ def resume_eval_command(
     from harness.execute._processes import available_cpus
 
     modes = tuple(mode) or CRASH_MODES
-    processes = workers if workers is not None else available_cpus()
-
-    def evaluate(
-        suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
-    ) -> RunResult:
-        return resume_eval_suite(
-            suite,
-            models=model or None,
-            samples=samples,
-            modes=modes,  # type: ignore[arg-type]  # checked by resume_eval_suite
-            out=target,
-            fixtures=fixtures,
-            progress=advance,
-            stop=stop,
-            workers=processes,
-        )
-
+    evaluate = functools.partial(
+        resume_eval_suite,
+        modes=modes,  # checked by resume_eval_suite
+        workers=workers if workers is not None else available_cpus(),
+    )
     run_and_report(
         suites,
         evaluate,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -16,10 +17,7 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import LiveStats, ResultRow, RunResult, Shard, StopRequest
-    from harness.suite import Suite
-
-    Progress = Callable[[ResultRow], None]
+    from harness.run import LiveStats, RunResult, Shard
 
 _SHOWN = 10
 _SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
@@ -89,28 +87,18 @@ def run_command(
         fail_input(exc)
     stats = LiveStats()
 
-    def evaluate(
-        suite: Suite, target: Path | None, advance: Progress | None, stop: StopRequest
-    ) -> RunResult:
-        return run_suite(
-            suite,
-            models=model or None,
-            samples=samples,
-            record_mode=mode,
-            concurrency=concurrency,
-            out=target,
-            progress=advance,
-            fixtures=fixtures,
-            stop=stop,
-            prices=prices,
-            budget=budget,
-            stats=stats,
-            shard=slice_,
-            batch=batch,
-            batch_poll=batch_poll,
-            notify=_note,
-        )
-
+    evaluate = functools.partial(
+        run_suite,
+        record_mode=mode,
+        concurrency=concurrency,
+        prices=prices,
+        budget=budget,
+        stats=stats,
+        shard=slice_,
+        batch=batch,
+        batch_poll=batch_poll,
+        notify=_note,
+    )
     with max_bytes_in_force(max_bytes):
         run_and_report(
             suites,
@@ -133,7 +121,7 @@ def _note(line: str) -> None:
 
 def run_and_report(
     suites: list[Path],
-    evaluate: Callable[[Suite, Path | None, Progress | None, StopRequest], RunResult],
+    evaluate: Callable[..., RunResult],
     *,
     models: list[str],
     samples: int | None,
@@ -145,10 +133,12 @@ def run_and_report(
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
-    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, run_folder, progress, stop)``
-    makes one suite's run. A suite that cannot be loaded or run is reported at the end (exit
-    2) and the others still run. SIGINT and SIGTERM stop the run under way the same way:
-    finished rows kept, run.json marked interrupted, one line saying how to finish, exit 130.
+    Shared by ``run`` and ``resume-eval``: ``evaluate(suite, models=, samples=, out=,
+    fixtures=, progress=, stop=)`` makes one suite's run (``run_suite`` or
+    ``resume_eval_suite`` with the command's own options bound). A suite that cannot be
+    loaded or run is reported at the end (exit 2) and the others still run. SIGINT and
+    SIGTERM stop the run under way the same way: finished rows kept, run.json marked
+    interrupted, one line saying how to finish, exit 130.
     """
     from harness._cli._live_output import print_budget_stop, print_usage
     from harness._cli._live_progress import live_progress
@@ -184,7 +174,15 @@ def run_and_report(
                 with live_progress(
                     stderr, total=total, stats=stats, enabled=show_progress
                 ) as advance:
-                    result = evaluate(suite, target, advance, stop)
+                    result = evaluate(
+                        suite,
+                        models=models or None,
+                        samples=samples,
+                        out=target,
+                        fixtures=fixtures,
+                        progress=advance,
+                        stop=stop,
+                    )
             except InputError as exc:
                 broken.append(exc.one_line())
                 continue

@@ -111,90 +111,44 @@ def execute(
     if path.exists() and not path.is_dir():
         require_journal(path)  # never append to a plan or any other file
     prepare_journal_folder(path, durable=fsync_every > 0)
-    with JournalLock(path):
-        return _execute_locked(
+    with JournalLock(path):  # one execution per journal, for its whole life
+        has_events = path.exists() and path.stat().st_size > 0
+        if has_events and not resume:
+            raise JournalError(
+                "the journal already records an execution",
+                source=str(path),
+                hint="pass --resume to continue it, or choose a new journal file",
+            )
+        state = replay(path) if has_events else None
+        decision = decide_resume(
             plan,
             graph,
-            path,
-            agent=agent,
-            resume=resume,
+            state,
             from_task=from_task,
             force=force,
+            source=str(path),
+            reset_attempts=reset_attempts,
+        )
+        run = Execution(
+            plan=plan,
+            graph=graph,
+            path=path,
+            agent=agent or _default_agent(),
+            decision=decision,
+            state=state,
             max_concurrency=max_concurrency,
             max_attempts=max_attempts,
             max_total_attempts=max_total_attempts,
-            reset_attempts=reset_attempts,
             backoff=backoff,
             max_backoff=max_backoff,
             timeout=timeout,
             grace=grace,
-            fsync_every=fsync_every,
-            stop=stop,
-            handle_signals=handle_signals,
+            stop=stop if stop is not None else StopSignal(),
             on_event=on_event,
         )
-
-
-def _execute_locked(
-    plan: Plan,
-    graph: TaskGraph,
-    path: Path,
-    *,
-    agent: Agent | None,
-    resume: bool,
-    from_task: str | None,
-    force: bool,
-    max_concurrency: int,
-    max_attempts: int,
-    max_total_attempts: int,
-    reset_attempts: bool,
-    backoff: float,
-    max_backoff: float,
-    timeout: float | None,
-    grace: float,
-    fsync_every: int,
-    stop: threading.Event | None,
-    handle_signals: bool,
-    on_event: EventHook | None,
-) -> ExecutionResult:
-    """The execution proper, run while this process holds the journal's lock."""
-    has_events = path.exists() and path.stat().st_size > 0
-    if has_events and not resume:
-        raise JournalError(
-            "the journal already records an execution",
-            source=str(path),
-            hint="pass --resume to continue it, or choose a new journal file",
-        )
-    state = replay(path) if has_events else None
-    decision = decide_resume(
-        plan,
-        graph,
-        state,
-        from_task=from_task,
-        force=force,
-        source=str(path),
-        reset_attempts=reset_attempts,
-    )
-    run = Execution(
-        plan=plan,
-        graph=graph,
-        path=path,
-        agent=agent or _default_agent(),
-        decision=decision,
-        state=state,
-        max_concurrency=max_concurrency,
-        max_attempts=max_attempts,
-        max_total_attempts=max_total_attempts,
-        backoff=backoff,
-        max_backoff=max_backoff,
-        timeout=timeout,
-        grace=grace,
-        stop=stop if stop is not None else StopSignal(),
-        on_event=on_event,
-    )
-    with JournalWriter(path, fsync_every=fsync_every) as writer, _signals(run, handle_signals):
-        run.writer = writer
-        return run.go(resume=resume)
+        with JournalWriter(path, fsync_every=fsync_every) as writer, _signals(run, handle_signals):
+            run.writer = writer
+            return run.go(resume=resume)
 
 
 def _default_agent() -> Agent:

@@ -268,7 +268,9 @@ class Execution:
             "or --reset-attempts to try again"
         )
         attempt = Attempt(0, task, self.attempts.get(task.id, 0), 0.0, None, threading.Event())
-        self._fail_for_good(attempt, (message, EXHAUSTED, False), 0.0, emit=True)
+        error = (message, EXHAUSTED, False)
+        self._emit_failed(attempt, error, 0.0, final=True)
+        self._fail_for_good(attempt, error)
 
     def _context(self, task: Task, attempt: Attempt, limit: float | None) -> TaskContext:
         inputs: dict[str, Any] = {}
@@ -393,17 +395,29 @@ class Execution:
         self, attempt: Attempt, error: tuple[str, str, bool], duration: float
     ) -> None:
         task = attempt.task
-        message, error_type, retryable = error
+        retryable = error[2]
         final = (
             not retryable
             or self.used[task.id] >= self.max_attempts
             or self.spent[task.id] >= self.max_total_attempts
             or self.halted
         )
+        self._emit_failed(attempt, error, duration, final=final)
+        if not final:
+            due = time.monotonic() + self._delay(self.used[task.id])
+            self._retry_due[task.id] = due
+            heapq.heappush(self._retries, (due, self._position[task.id]))
+            return
+        self._fail_for_good(attempt, error)
+
+    def _emit_failed(
+        self, attempt: Attempt, error: tuple[str, str, bool], duration: float, *, final: bool
+    ) -> None:
+        message, error_type, retryable = error
         self.emit(
             "task_failed",
-            task_id=task.id,
-            description=task.description,
+            task_id=attempt.task.id,
+            description=attempt.task.description,
             attempt=attempt.number,
             duration=round(duration, 6),
             error=message,
@@ -411,30 +425,11 @@ class Execution:
             retryable=retryable,
             final=final,
         )
-        if not final:
-            due = time.monotonic() + self._delay(self.used[task.id])
-            self._retry_due[task.id] = due
-            heapq.heappush(self._retries, (due, self._position[task.id]))
-            return
-        self._fail_for_good(attempt, error, duration, emit=False)
 
-    def _fail_for_good(
-        self, attempt: Attempt, error: tuple[str, str, bool], duration: float, *, emit: bool
-    ) -> None:
+    def _fail_for_good(self, attempt: Attempt, error: tuple[str, str, bool]) -> None:
+        """Record the task failed (its ``task_failed`` is journalled) and block or stop."""
         task = attempt.task
         message, error_type, retryable = error
-        if emit:
-            self.emit(
-                "task_failed",
-                task_id=task.id,
-                description=task.description,
-                attempt=attempt.number,
-                duration=round(duration, 6),
-                error=message,
-                error_type=error_type,
-                retryable=retryable,
-                final=True,
-            )
         self.failed[task.id] = TaskFailure(message, error_type, retryable, attempt.number)
         if task.on_failure == "continue":
             self._unlock_dependents(task.id)

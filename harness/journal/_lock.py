@@ -17,7 +17,6 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from types import TracebackType
 
 from harness._errors import JournalError
 from harness.journal._events import now_iso
@@ -123,12 +122,7 @@ class JournalLock:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.release()
 
 

@@ -18,9 +18,9 @@ import fcntl
 import json
 import os
 import threading
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from harness._errors import InfrastructureError, JournalError
@@ -113,7 +113,7 @@ class TornTailRepair:
         }
 
 
-class JournalWriter:
+class JournalWriter(AbstractContextManager["JournalWriter"]):
     """Appends events to a journal file.
 
     Args:
@@ -200,15 +200,7 @@ class JournalWriter:
                 os.close(self._fd)
                 self._fd = -1
 
-    def __enter__(self) -> JournalWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def _repair_torn_tail(self) -> int:
