@@ -40,8 +40,21 @@ def _baseline(run: LoadedRun) -> Baseline:
     return Baseline(path="baseline.json", data=baseline_from_run(run))
 
 
+RULES = {
+    "recordings": (0, 3),
+    "max-infra-errors": (1, 4),
+    "min-pass-rate": (2, 1),
+    "max-drop": (2, 1),
+    "no-new-failures": (2, 1),
+}
+
+
 def _rule(result: GateResult, name: str) -> RuleResult:
-    return next(r for r in result.rules if r.rule == name)
+    """The rule ``name`` at its place, checked to be a verdict with its exit code."""
+    place, code = RULES[name]
+    rule = result.rules[place]
+    assert (rule.rule, rule.exit_code, type(rule.ok)) == (name, code, bool)
+    return rule
 
 
 class TestOptions:
@@ -101,11 +114,13 @@ class TestPrecedence:
     def test_rules_are_listed_in_precedence_order(self, tmp_path: Path) -> None:
         base = _baseline(_run(tmp_path, "b", _single("pp")))
         run = _run(tmp_path, "r", _single("pp"))
-        result = run_gate(
-            run, min_pass_rate=0.5, max_drop=0.1, no_new_failures=True, baseline=base
-        )
+        result = run_gate(run, min_pass_rate=0.5, max_drop=0.1, no_new_failures=True, baseline=base)
         assert [r.rule for r in result.rules] == [
-            "recordings", "max-infra-errors", "min-pass-rate", "max-drop", "no-new-failures"
+            "recordings",
+            "max-infra-errors",
+            "min-pass-rate",
+            "max-drop",
+            "no-new-failures",
         ]
         assert [r.exit_code for r in result.rules] == [3, 4, 1, 1, 1]
         assert all(r.ok for r in result.rules) and result.exit_code == 0
@@ -135,16 +150,16 @@ class TestPrecedence:
 
 class TestRecordings:
     def test_none_tolerated_and_none_found(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("pp"))).rules[0]
+        rule = _rule(run_gate(_run(tmp_path, "r", _single("pp"))), "recordings")
         assert rule.ok and rule.message == "no missing or stale recordings (none tolerated)"
 
     def test_exactly_the_tolerance_passes(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("pmsp")), max_missing=2).rules[0]
+        rule = _rule(run_gate(_run(tmp_path, "r", _single("pmsp")), max_missing=2), "recordings")
         assert rule.ok and rule.message == "2 missing or stale recordings (tolerance 2)"
         assert rule.details == []
 
     def test_one_over_the_tolerance_fails_with_counts_and_rows(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("pmsm")), max_missing=2).rules[0]
+        rule = _rule(run_gate(_run(tmp_path, "r", _single("pmsm")), max_missing=2), "recordings")
         assert not rule.ok and rule.exit_code == 3
         assert rule.message.startswith(
             "2 missing and 1 stale recordings (tolerance 2, over by 1); "
@@ -156,18 +171,20 @@ class TestRecordings:
         ]
 
     def test_with_no_tolerance_the_message_has_no_over_by(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("ps"))).rules[0]
+        rule = _rule(run_gate(_run(tmp_path, "r", _single("ps"))), "recordings")
         assert rule.message.startswith("0 missing and 1 stale recordings (none tolerated); ")
 
     def test_details_stop_at_20_rows(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("m" * 21))).rules[0]
+        rule = _rule(run_gate(_run(tmp_path, "r", _single("m" * 21))), "recordings")
         assert rule.message.startswith("21 missing and 0 stale")
         assert len(rule.details) == 20 and rule.details[-1] == "m / c19 / sample 0: missing"
 
 
 class TestInfraErrors:
     def test_exactly_the_tolerance_passes_without_details(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("pee")), max_infra_errors=2).rules[1]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("pee")), max_infra_errors=2), "max-infra-errors"
+        )
         assert rule.ok and rule.details == []
         assert rule.message == "2 infrastructure error row(s), within the tolerance of 2"
 
@@ -176,11 +193,14 @@ class TestInfraErrors:
         rows = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
         rows[1]["detail"] = None
         (run_dir / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        rule = run_gate(load_run(run_dir)).rules[1]
+        rule = _rule(run_gate(load_run(run_dir)), "max-infra-errors")
         assert rule.details == ["m / c01 / sample 0: error"]
 
     def test_details_stop_at_20_rows(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("e" * 21)), max_infra_errors=20).rules[1]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("e" * 21)), max_infra_errors=20),
+            "max-infra-errors",
+        )
         assert not rule.ok and rule.message.endswith("over the tolerance of 20 (by 1)")
         assert len(rule.details) == 20
 
@@ -188,12 +208,16 @@ class TestInfraErrors:
 class TestMinPassRate:
     def test_exactly_at_the_minimum_passes(self, tmp_path: Path) -> None:
         """8 of 10 against --min-pass-rate 0.8 holds, with a margin of 0.0 points."""
-        rule = run_gate(_run(tmp_path, "r", _single("ppppppppff")), min_pass_rate=0.8).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("ppppppppff")), min_pass_rate=0.8), "min-pass-rate"
+        )
         assert rule.ok
         assert rule.message == "lowest pass rate 80.0% (m) >= 80.0% (margin 0.0 points)"
 
     def test_one_case_under_the_minimum_fails(self, tmp_path: Path) -> None:
-        rule = run_gate(_run(tmp_path, "r", _single("pppppppfff")), min_pass_rate=0.8).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("pppppppfff")), min_pass_rate=0.8), "min-pass-rate"
+        )
         assert not rule.ok and rule.exit_code == 1
         assert rule.message == "1 model(s) below 80.0%; worst m at 70.0%, short by 10.0 points"
 
@@ -205,7 +229,7 @@ class TestMinPassRate:
             **_single("pppppfffff", "b"),
             **_single("pppppppfff", "c"),
         }
-        rule = run_gate(_run(tmp_path, "r", outcomes), min_pass_rate=0.8).rules[2]
+        rule = _rule(run_gate(_run(tmp_path, "r", outcomes), min_pass_rate=0.8), "min-pass-rate")
         assert not rule.ok
         assert rule.message == "2 model(s) below 80.0%; worst b at 50.0%, short by 30.0 points"
         assert [d.split(":")[0] for d in rule.details] == ["b", "c"]
@@ -213,30 +237,35 @@ class TestMinPassRate:
 
     def test_passing_message_names_the_lowest_model(self, tmp_path: Path) -> None:
         outcomes = {**_single("pppp", "a"), **_single("pppf", "b")}
-        rule = run_gate(_run(tmp_path, "r", outcomes), min_pass_rate=0.5).rules[2]
+        rule = _rule(run_gate(_run(tmp_path, "r", outcomes), min_pass_rate=0.5), "min-pass-rate")
         assert rule.ok
         assert rule.message == "lowest pass rate 75.0% (b) >= 50.0% (margin 25.0 points)"
 
     def test_a_run_of_errors_only_fails(self, tmp_path: Path) -> None:
         """Nothing counted is nothing to judge: exit 1 even when the errors are tolerated."""
-        result = run_gate(_run(tmp_path, "r", _single("eee")), min_pass_rate=0.0,
-                          max_infra_errors=3)
+        result = run_gate(
+            _run(tmp_path, "r", _single("eee")), min_pass_rate=0.0, max_infra_errors=3
+        )
         assert result.exit_code == 1
-        assert result.decided_by is not None
+        assert result.decided_by is _rule(result, "min-pass-rate")
         assert result.decided_by.message == "no model has a counted result to judge"
 
     def test_a_model_with_one_counted_result_is_judged(self, tmp_path: Path) -> None:
         """One counted row (the others errored) is a rate to judge: 1 of 1 holds."""
-        rule = run_gate(_run(tmp_path, "r", _single("pee")), min_pass_rate=0.9,
-                        max_infra_errors=2).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("pee")), min_pass_rate=0.9, max_infra_errors=2),
+            "min-pass-rate",
+        )
         assert rule.ok
         assert rule.message == "lowest pass rate 100.0% (m) >= 90.0% (margin 10.0 points)"
 
     def test_a_model_with_errors_only_is_left_out(self, tmp_path: Path) -> None:
         """A model that counted nothing neither passes nor fails the minimum."""
         outcomes = {**_single("ppp", "a"), **_single("eee", "b")}
-        rule = run_gate(_run(tmp_path, "r", outcomes), min_pass_rate=0.9,
-                        max_infra_errors=3).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", outcomes), min_pass_rate=0.9, max_infra_errors=3),
+            "min-pass-rate",
+        )
         assert rule.ok and "(a)" in rule.message
 
 
@@ -245,8 +274,10 @@ class TestMaxDrop:
         """80% -> 60% against --max-drop 0.2: held, margin 0.0 (in floating point
         0.8 - 0.6 is a hair over 0.2)."""
         base = _baseline(_run(tmp_path, "b", _single("ppppppppff")))
-        rule = run_gate(_run(tmp_path, "r", _single("ppppppffff")), max_drop=0.2,
-                        baseline=base).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("ppppppffff")), max_drop=0.2, baseline=base),
+            "max-drop",
+        )
         assert rule.ok, rule.message
         assert rule.message == (
             "largest drop 20.0 points (m: 80.0% -> 60.0% on 10 shared cases) within 20.0 points "
@@ -255,8 +286,10 @@ class TestMaxDrop:
 
     def test_a_drop_of_one_case_over_the_limit_fails(self, tmp_path: Path) -> None:
         base = _baseline(_run(tmp_path, "b", _single("pppppppppp")))
-        rule = run_gate(_run(tmp_path, "r", _single("pppppppppf")), max_drop=0.05,
-                        baseline=base).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("pppppppppf")), max_drop=0.05, baseline=base),
+            "max-drop",
+        )
         assert not rule.ok
         assert rule.message == (
             "m: 100.0% -> 90.0% on 10 shared cases: a drop of 10.0 points, over the allowed "
@@ -267,17 +300,21 @@ class TestMaxDrop:
     def test_a_rise_and_no_change_are_said_so(self, tmp_path: Path) -> None:
         base = _baseline(_run(tmp_path, "b", _single("ppff")))
         rise = run_gate(_run(tmp_path, "r", _single("pppf")), max_drop=0.0, baseline=base)
-        assert rise.rules[2].message.startswith("largest rise 25.0 points (m: 50.0% -> 75.0%")
-        assert rise.rules[2].message.endswith("within 0.0 points (margin 25.0 points)")
+        assert _rule(rise, "max-drop").message.startswith(
+            "largest rise 25.0 points (m: 50.0% -> 75.0%"
+        )
+        assert _rule(rise, "max-drop").message.endswith("within 0.0 points (margin 25.0 points)")
         same = run_gate(_run(tmp_path, "s", _single("ppff")), max_drop=0.0, baseline=base)
-        assert same.rules[2].ok
-        assert same.rules[2].message.startswith("largest change 0.0 points (m: 50.0% -> 50.0%")
+        assert _rule(same, "max-drop").ok
+        assert _rule(same, "max-drop").message.startswith(
+            "largest change 0.0 points (m: 50.0% -> 50.0%"
+        )
 
     def test_the_largest_drop_decides_over_several_models(self, tmp_path: Path) -> None:
         """a drops 25 points, b 50: b is named first, both are in the details."""
         base = _baseline(_run(tmp_path, "b", {**_single("pppp", "a"), **_single("pppp", "b")}))
         run = _run(tmp_path, "r", {**_single("pppf", "a"), **_single("ppff", "b")})
-        rule = run_gate(run, max_drop=0.1, baseline=base).rules[2]
+        rule = _rule(run_gate(run, max_drop=0.1, baseline=base), "max-drop")
         assert rule.message.startswith("b: 100.0% -> 50.0% on 4 shared cases: a drop of 50.0")
         assert [d.split(":")[0] for d in rule.details] == ["b", "a"]
 
@@ -287,7 +324,7 @@ class TestMaxDrop:
         """A new model "a" (not in the baseline) comes before "b", which dropped: b fails."""
         base = _baseline(_run(tmp_path, "b", _single("pppp", "b")))
         run = _run(tmp_path, "r", {**_single("pppp", "a"), **_single("ffff", "b")})
-        rule = run_gate(run, max_drop=0.1, baseline=base).rules[2]
+        rule = _rule(run_gate(run, max_drop=0.1, baseline=base), "max-drop")
         assert not rule.ok and rule.message.startswith("b: 100.0% -> 0.0% on 4 shared cases")
 
     def test_only_shared_counted_cases_are_compared(self, tmp_path: Path) -> None:
@@ -295,9 +332,18 @@ class TestMaxDrop:
         new failing case c08 and an error on c00. Shared and counted: c01-c03, 3 of 3 before
         and after, so no drop."""
         base = _baseline(_run(tmp_path, "b", _single("ppppffff")))
-        run = _run(tmp_path, "r", {("m", "c00"): "e", ("m", "c01"): "p", ("m", "c02"): "p",
-                                   ("m", "c03"): "p", ("m", "c08"): "f"})
-        rule = run_gate(run, max_drop=0.0, max_infra_errors=1, baseline=base).rules[2]
+        run = _run(
+            tmp_path,
+            "r",
+            {
+                ("m", "c00"): "e",
+                ("m", "c01"): "p",
+                ("m", "c02"): "p",
+                ("m", "c03"): "p",
+                ("m", "c08"): "f",
+            },
+        )
+        rule = _rule(run_gate(run, max_drop=0.0, max_infra_errors=1, baseline=base), "max-drop")
         assert rule.ok
         assert "(m: 100.0% -> 100.0% on 3 shared cases)" in rule.message
 
@@ -306,19 +352,23 @@ class TestMaxDrop:
         one a hundred-billionth under it."""
         base = _baseline(_run(tmp_path, "b", _single("pp")))
         run = _run(tmp_path, "r", _single("pf"))
-        assert run_gate(run, max_drop=0.5 - 1e-12, baseline=base).rules[2].ok
-        assert not run_gate(run, max_drop=0.5 - 1e-11, baseline=base).rules[2].ok
+        assert _rule(run_gate(run, max_drop=0.5 - 1e-12, baseline=base), "max-drop").ok
+        assert not _rule(run_gate(run, max_drop=0.5 - 1e-11, baseline=base), "max-drop").ok
 
     def test_same_model_but_no_shared_case_fails(self, tmp_path: Path) -> None:
         """The baseline's cases were renamed: nothing to compare, which is a failure."""
         base = _baseline(_run(tmp_path, "b", {("m", "old-a"): "p", ("m", "old-b"): "p"}))
-        rule = run_gate(_run(tmp_path, "r", _single("pp")), max_drop=0.5, baseline=base).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("pp")), max_drop=0.5, baseline=base), "max-drop"
+        )
         assert not rule.ok
         assert rule.message == "no model and case shared with the baseline: nothing to compare"
 
     def test_nothing_shared_fails(self, tmp_path: Path) -> None:
         base = _baseline(_run(tmp_path, "b", _single("pp", "other-model")))
-        rule = run_gate(_run(tmp_path, "r", _single("pp")), max_drop=0.5, baseline=base).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("pp")), max_drop=0.5, baseline=base), "max-drop"
+        )
         assert not rule.ok
         assert rule.message == "no model and case shared with the baseline: nothing to compare"
 
@@ -328,7 +378,7 @@ class TestNewFailures:
         """Two cases 5/5 -> 0/5 among five: both flagged, strongest first, exit 1."""
         base = _baseline(_run(tmp_path, "b", _single("ppppp", samples=5)))
         run = _run(tmp_path, "r", _single("pfpfp", samples=5))
-        rule = run_gate(run, no_new_failures=True, baseline=base).rules[2]
+        rule = _rule(run_gate(run, no_new_failures=True, baseline=base), "no-new-failures")
         assert not rule.ok
         assert rule.message.startswith(
             "2 new failure(s) (every baseline sample passed; exact one-sided p <= 0.05 each), "
@@ -339,16 +389,22 @@ class TestNewFailures:
 
     def test_a_case_failing_in_the_baseline_is_not_new(self, tmp_path: Path) -> None:
         base = _baseline(_run(tmp_path, "b", _single("pf", samples=5)))
-        rule = run_gate(_run(tmp_path, "r", _single("pf", samples=5)), no_new_failures=True,
-                        baseline=base).rules[2]
+        rule = _rule(
+            run_gate(
+                _run(tmp_path, "r", _single("pf", samples=5)), no_new_failures=True, baseline=base
+            ),
+            "no-new-failures",
+        )
         assert rule.ok and rule.message.startswith("no new failure on evidence: 0 case(s)")
 
     def test_one_sample_cannot_show_evidence_and_the_rule_says_how_many(
         self, tmp_path: Path
     ) -> None:
         base = _baseline(_run(tmp_path, "b", _single("pp")))
-        rule = run_gate(_run(tmp_path, "r", _single("ff")), no_new_failures=True,
-                        baseline=base).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", _single("ff")), no_new_failures=True, baseline=base),
+            "no-new-failures",
+        )
         assert rule.ok
         assert rule.message.startswith(
             "no case can show a new failure with 1 baseline sample(s) per case (even 0 passes "
@@ -359,7 +415,10 @@ class TestNewFailures:
         """c00 errored in every sample now: not a new failure, and not evidence either way."""
         base = _baseline(_run(tmp_path, "b", _single("pp", samples=5)))
         run = _run(tmp_path, "r", {("m", "c00"): "eeeee", ("m", "c01"): "ppppp"})
-        rule = run_gate(run, no_new_failures=True, max_infra_errors=5, baseline=base).rules[2]
+        rule = _rule(
+            run_gate(run, no_new_failures=True, max_infra_errors=5, baseline=base),
+            "no-new-failures",
+        )
         assert rule.ok
         assert rule.message == (
             "no new failure on evidence: 0 case(s) passing every baseline sample fail some "
@@ -375,8 +434,10 @@ class TestNewFailures:
             outcomes[("m", f"c{i:02d}")] = "pffff"
         outcomes[("m", "c00")] = "pffff"
         base = _baseline(_run(tmp_path, "b", base_outcomes))
-        rule = run_gate(_run(tmp_path, "r", outcomes), no_new_failures=True,
-                        baseline=base).rules[2]
+        rule = _rule(
+            run_gate(_run(tmp_path, "r", outcomes), no_new_failures=True, baseline=base),
+            "no-new-failures",
+        )
         assert rule.ok, rule.message
         assert rule.message.startswith("1 case(s) at p <= 0.05, as many as chance gives (P(>= 1 by")
         assert "> 0.05; " in rule.message and rule.message.endswith(" expected)")
