@@ -24,14 +24,20 @@ def report_command(
     run: Annotated[
         Path,
         typer.Argument(
+            metavar="RUN",
             help="The run folder (reports/runs/<run-id>), or a folder of runs: then every "
-            "run's report plus index.html."
+            "run's report plus index.html.",
         ),
     ],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the files here instead of the run folder.")
+        Path | None,
+        typer.Option(
+            "--out", metavar="DIR", help="Write the files here instead of the run folder."
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="text | json: what to print.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="text|json", help="What to print.")
+    ] = "text",
 ) -> None:
     """Write summary.md, report.html, junit.xml and results.csv into the run folder."""
     if fmt not in ("text", "json"):
