@@ -18,6 +18,7 @@ from harness.gate import (
     Baseline,
     GateConfigError,
     GateResult,
+    IncompleteRunError,
     RuleResult,
     baseline_from_run,
     run_gate,
@@ -82,6 +83,29 @@ class TestOptions:
             validate_options(None, None, 0, -1)
         validate_options(None, None, 0, 0)
 
+    @pytest.mark.parametrize(
+        ("option", "message"),
+        [
+            ({"min_pass_rate": 1.5}, "--min-pass-rate must be a fraction"),
+            ({"max_drop": -0.1}, "--max-drop must be a fraction"),
+            ({"max_infra_errors": -1}, "--max-infra-errors must be 0 or more"),
+            ({"max_missing": -1}, "--max-missing must be 0 or more"),
+        ],
+    )
+    def test_run_gate_checks_its_options(self, tmp_path: Path, option: dict, message: str) -> None:
+        """A library caller gets the same refusal as the command line."""
+        with pytest.raises(GateConfigError, match=message):
+            run_gate(_run(tmp_path, "r", _single("pp")), **option)
+
+    def test_an_incomplete_run_is_refused_with_the_gate_named(self, tmp_path: Path) -> None:
+        """Two samples of three cases, one row lost: the gate refuses and says how to go on."""
+        run_dir = make_run(tmp_path / "r", _single("ppp", samples=2))
+        rows = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
+        (run_dir / "results.jsonl").write_text("".join(rows[:5]))
+        with pytest.raises(IncompleteRunError) as raised:
+            run_gate(load_run(run_dir), min_pass_rate=0.5)
+        assert (raised.value.hint or "").endswith("then gate the new run")
+
     def test_a_baseline_alone_switches_no_rule_on(self, tmp_path: Path) -> None:
         """--baseline without --max-drop / --no-new-failures judges only the data rules, even
         against a baseline of another suite."""
@@ -96,9 +120,12 @@ class TestOptions:
     )
     def test_each_baseline_rule_needs_a_baseline(self, tmp_path: Path, rule: dict) -> None:
         run = _run(tmp_path, "r", _single("pp"))
-        with pytest.raises(GateConfigError, match="need a baseline") as raised:
+        with pytest.raises(GateConfigError) as raised:
             run_gate(run, **rule)
-        assert "planeval baseline RUN" in (raised.value.hint or "")
+        assert str(raised.value).startswith("--max-drop and --no-new-failures need a baseline")
+        assert raised.value.hint == (
+            "write one with `planeval baseline RUN` or pass --baseline PATH"
+        )
 
     @pytest.mark.parametrize(
         "rule", [{"max_drop": 0.1}, {"no_new_failures": True}], ids=["max-drop", "new-failures"]
@@ -106,8 +133,10 @@ class TestOptions:
     def test_each_baseline_rule_refuses_another_suite(self, tmp_path: Path, rule: dict) -> None:
         other = _baseline(_run(tmp_path, "o", _single("pp"), suite="other"))
         run = _run(tmp_path, "r", _single("pp"))
-        with pytest.raises(GateConfigError, match="of suite 'other', the run of 'synthetic'"):
+        with pytest.raises(GateConfigError, match="of suite 'other', the run of 'synthetic'") as e:
             run_gate(run, baseline=other, **rule)
+        assert e.value.source == "baseline.json"
+        assert e.value.hint == "pass the baseline of this suite with --baseline"
 
 
 class TestPrecedence:
@@ -441,3 +470,33 @@ class TestNewFailures:
         assert rule.ok, rule.message
         assert rule.message.startswith("1 case(s) at p <= 0.05, as many as chance gives (P(>= 1 by")
         assert "> 0.05; " in rule.message and rule.message.endswith(" expected)")
+
+    def test_a_case_new_since_the_baseline_is_not_compared(self, tmp_path: Path) -> None:
+        """c02 is not in the baseline: it fails every sample, yet it is no new failure."""
+        base = _baseline(_run(tmp_path, "b", _single("pp", samples=5)))
+        run = _run(tmp_path, "r", _single("ppf", samples=5))
+        rule = _rule(run_gate(run, no_new_failures=True, baseline=base), "no-new-failures")
+        assert rule.ok and rule.message.startswith("no new failure on evidence: 0 case(s)")
+
+    def test_the_sample_count_said_is_that_of_the_compared_cases(self, tmp_path: Path) -> None:
+        """c00 (3 baseline samples) errored in every sample now and is not compared; c01 had
+        2 counted baseline samples (one error), too few for evidence: the rule says 2."""
+        base = _baseline(_run(tmp_path, "b", {("m", "c00"): "ppp", ("m", "c01"): "ppe"}))
+        run = _run(tmp_path, "r", {("m", "c00"): "eee", ("m", "c01"): "ppp"})
+        rule = _rule(
+            run_gate(run, no_new_failures=True, max_infra_errors=3, baseline=base),
+            "no-new-failures",
+        )
+        assert rule.ok
+        assert rule.message.startswith(
+            "no case can show a new failure with 2 baseline sample(s) per case"
+        )
+
+    def test_no_shared_case_cannot_show_a_new_failure(self, tmp_path: Path) -> None:
+        base = _baseline(_run(tmp_path, "b", {("m", "old"): "ppppp"}))
+        run = _run(tmp_path, "r", _single("f", samples=5))
+        rule = _rule(run_gate(run, no_new_failures=True, baseline=base), "no-new-failures")
+        assert rule.ok
+        assert rule.message.startswith(
+            "no case can show a new failure with 0 baseline sample(s) per case"
+        )
