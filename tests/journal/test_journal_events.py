@@ -51,13 +51,16 @@ class TestLine:
         assert checksum_state(raw.decode()[:-1]) == "ok"
 
     def test_the_time_is_iso_utc_with_milliseconds(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        clock = iter([1_700_000_000.5, 1_700_000_000.999, 1_700_000_001.0, 1_700_000_061.25])
+        clock = iter(
+            [1_700_000_000.5, 1_700_000_000.999, 1_700_000_001.0, 1_700_000_061.25, 9.9995]
+        )
         monkeypatch.setattr(time, "time", lambda: next(clock))
-        assert [now_iso() for _ in range(4)] == [
+        assert [now_iso() for _ in range(5)] == [
             "2023-11-14T22:13:20.500Z",
             "2023-11-14T22:13:20.999Z",
             "2023-11-14T22:13:21.000Z",
             "2023-11-14T22:14:21.250Z",
+            "1970-01-01T00:00:09.999Z",  # milliseconds are cut, never rounded up to 1000
         ]
 
     def test_every_event_carries_its_time(self, monkeypatch: pytest.MonkeyPatch) -> None:

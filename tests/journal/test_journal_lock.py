@@ -8,6 +8,8 @@ import fcntl
 import json
 import os
 import re
+import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -205,3 +207,25 @@ def test_an_unexpected_flock_error_is_not_called_in_use(
         JournalLock(journal).acquire()
     assert not isinstance(caught.value, JournalInUseError)
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_program_the_holder_starts_does_not_keep_the_lock(journal: Path) -> None:
+    """An agent that starts a long-running tool must not keep the journal locked after the
+    execution released it (the lock file is opened close-on-exec)."""
+    with JournalLock(journal):
+        child = subprocess.Popen(["sleep", "30"], close_fds=False)
+    try:
+        with JournalLock(journal):
+            pass
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_lock_file_is_readable_by_others(journal: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        with JournalLock(journal):
+            assert stat.S_IMODE(lock_path(journal).stat().st_mode) == 0o644
+    finally:
+        os.umask(umask)

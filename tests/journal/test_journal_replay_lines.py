@@ -6,6 +6,7 @@ Hand-written journal bytes (provenance: handwritten).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -123,6 +124,21 @@ class TestDamagedLines:
         state = replay(path)
         assert state.outputs == {}
         assert state.damage[0].reason.startswith("not JSON (Extra data")
+
+    def test_one_character_after_the_object_is_not_json(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(b'{"event":"task_succeeded","task_id":"a","output":1}x\n')
+        state = replay(path)
+        assert state.outputs == {} and state.damage[0].reason.startswith("not JSON (Extra data")
+
+    def test_an_error_message_of_exactly_80_characters_is_kept_whole(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(b"{" + b" " * 998 + b"x\n")
+        reason = replay(path).damage[0].reason
+        assert reason == (
+            "not JSON (Expecting property name enclosed in double quotes: "
+            "line 1 column 1000 (char 999))"
+        )
 
     def test_spaces_around_the_object_are_fine(self, tmp_path: Path) -> None:
         path = tmp_path / "j"
@@ -299,6 +315,24 @@ class TestLineLengthBound:
         path.write_bytes(line("task_started", task_id="a") + b"y" * 300)
         state = replay(path)
         assert [d.line for d in state.damage] == [2]
+
+
+def test_replay_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    """Replay pauses the cyclic collector for speed and must turn it back on."""
+    path = tmp_path / "j"
+    path.write_bytes(line("task_started", task_id="a"))
+    assert gc.isenabled()
+    replay(path)
+    assert gc.isenabled()
+    (tmp_path / "bad").write_bytes(b"\xff\n")
+    replay(tmp_path / "bad")  # the binary path too
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        replay(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 class TestRefusals:
