@@ -229,3 +229,22 @@ def test_the_lock_file_is_readable_by_others(journal: Path) -> None:
             assert stat.S_IMODE(lock_path(journal).stat().st_mode) == 0o644
     finally:
         os.umask(umask)
+
+
+def test_a_lock_on_descriptor_0_is_held_and_released(journal: Path) -> None:
+    """A daemon started with stdin closed gets descriptor 0 for the lock file: still a lock."""
+    saved = os.dup(0)
+    os.close(0)
+    try:
+        lock = JournalLock(journal)
+        lock.acquire()  # on descriptor 0: the lowest free one
+        assert lock.held
+        lock.acquire()  # held already: no second open (which our own lock would refuse)
+        _refusal(journal)
+        lock.release()
+        assert not lock.held
+        with JournalLock(journal):
+            pass
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
