@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -32,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _installed_env import installed_env
 
 TARGET = 5.0
 PLAN = {
@@ -63,15 +64,6 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def child_env(as_is: bool, pycache: Path) -> dict[str, str]:
-    """The children's environment (see the module docstring on bytecode)."""
-    env = dict(os.environ)
-    if not as_is:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(pycache)
-    return env
-
-
 def measure(commands: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, list]:
     """``runs`` interleaved timings of every command (after two untimed warm-up runs each)."""
     for command in commands.values():
@@ -99,7 +91,8 @@ def main() -> None:
             "planeval --version": [*planeval, "--version"],
             "planeval check --help": [*planeval, "check", "--help"],
         }
-        samples = measure(commands, child_env(args.as_is, Path(tmp) / "pycache"), args.runs)
+        env = installed_env(Path(tmp) / "pycache", as_is=args.as_is)
+        samples = measure(commands, env, args.runs)
     ref_wall = [w for w, _ in samples["python -c pass"]]
     ref_cpu = [c for _, c in samples["python -c pass"]]
     print(f"{args.runs} runs each, interleaved; seconds (min / median); ratio to python -c pass")
