@@ -180,7 +180,7 @@ def _cases(run: LoadedRun) -> pd.DataFrame:
 def _checks(run: LoadedRun) -> pd.DataFrame:
     # Most rows share a handful of check-outcome combinations: count those per model first
     # (one pass over the rows), then spread them over checks.
-    combos = Counter((r["model"], tuple((r.get("checks") or {}).items())) for r in run.rows)
+    combos = Counter((r.model, tuple(r.checks.items()) if r.checks else ()) for r in run.rows)
     agg: dict[tuple[str, str], list[int]] = {}
     for (model, items), n in combos.items():
         for check, outcome in items:
@@ -208,7 +208,7 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
 
 def _tags(run: LoadedRun) -> pd.DataFrame:
     f = run.frame[["case", "model", "counted", "passed"]].copy()
-    f["tag"] = [list(r.get("tags") or []) for r in run.rows]
+    f["tag"] = [list(r.tags or []) for r in run.rows]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
         return pd.DataFrame(
@@ -228,7 +228,7 @@ def summarize(run: LoadedRun) -> Summary:
     cases = _cases(run)
     f = run.frame
     mask = ~f["counted"].to_numpy()
-    details = [run.rows[i].get("detail") for i in np.flatnonzero(mask)]
+    details = [run.rows[i].detail for i in np.flatnonzero(mask)]
     not_counted = f.loc[mask, ["case", "model", "sample", "status"]].assign(detail=details)
     return Summary(
         run=run,
