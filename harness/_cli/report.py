@@ -48,9 +48,9 @@ def report_command(
         files = write_report(loaded, out)
     except InputError as exc:
         fail_input(exc)
-    from harness.report._metrics import metric_report, metric_text_lines
+    from harness.report._metrics import metric_text_lines
 
-    metrics = metric_report(loaded.rows)
+    metrics = files.summary.metrics
     total = files.summary.total
     paths = {
         "summary_md": str(files.summary_md),

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,9 @@ import pandas as pd
 from harness.report._columns import model_columns
 from harness.report._load import LoadedRun
 from harness.stats import ClusterSums, cluster_wilson, pass_at_k, pass_hat_k, wilson_intervals
+
+if TYPE_CHECKING:
+    from harness.report._metrics import MetricReport
 
 __all__ = ["NOT_COUNTED", "Summary", "case_label", "summarize"]
 
@@ -83,6 +87,14 @@ class Summary:
         for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
             out[status] = int(counts.get(status, 0))
         return out
+
+    @cached_property
+    def metrics(self) -> MetricReport | None:
+        """The metrics section (``metric_report`` of the run's rows; None when no row was
+        scored), computed once for every writer that shows it."""
+        from harness.report._metrics import metric_report
+
+        return metric_report(self.run.rows)
 
     def case_labels(self) -> pd.Series:
         """Count of cases (case x model) per label."""

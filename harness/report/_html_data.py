@@ -102,9 +102,11 @@ def case_payload(
         if len(cell) <= k:
             cell.extend([None] * (k + 1 - len(cell)))
         cell[k] = i
-        for check, outcome in (row.checks or {}).items():
-            if outcome in ("fail", "warn"):
-                bad_checks[case][m].add(checks.setdefault(check, len(checks)))
+        outcomes = row.checks
+        if outcomes and ("fail" in outcomes.values() or "warn" in outcomes.values()):
+            for check, outcome in outcomes.items():
+                if outcome in ("fail", "warn"):
+                    bad_checks[case][m].add(checks.setdefault(check, len(checks)))
     rows = s.run.rows
     status = [r.status for r in rows]
 

@@ -11,6 +11,7 @@ import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import msgspec
@@ -214,11 +215,12 @@ def _wrong_type(row: dict[str, Any]) -> str | None:
 def _frame(rows: list[Row]) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
-            "suite": [r.suite for r in rows],
-            "case": [r.case for r in rows],
-            "model": [r.model for r in rows],
+            # Interned: each id is then one string object, which pandas groups by far faster.
+            "suite": [intern(r.suite) for r in rows],
+            "case": [intern(r.case) for r in rows],
+            "model": [intern(r.model) for r in rows],
             "sample": [r.sample for r in rows],
-            "status": [r.status for r in rows],
+            "status": [intern(r.status) for r in rows],
             "task_count": pd.array([r.task_count for r in rows], dtype="Int64"),
             **{name: [get(r) for r in rows] for name, get in ROW_FIELDS.items()},
         }

@@ -60,11 +60,8 @@ class Row(msgspec.Struct, kw_only=True, gc=False):
 
     def get(self, key: str, default: Any = None) -> Any:
         """``dict.get``: the field's value, or ``default`` for a name that is not a field."""
-        if key == "plan":
-            return self.plan
-        if key in _FIELDS:
-            return getattr(self, key)
-        return default
+        name = _ATTRIBUTE.get(key)
+        return default if name is None else getattr(self, name)
 
     def __getitem__(self, key: str) -> Any:
         if key == "plan":
@@ -83,6 +80,8 @@ FIELD_NAMES: tuple[str, ...] = tuple(
 )
 """The results.jsonl field names a ``Row`` holds, in schema order."""
 _FIELDS = frozenset(FIELD_NAMES) - {"plan"}
+_ATTRIBUTE = {name: name for name in FIELD_NAMES}
+"""results.jsonl field name -> the attribute that answers it (``plan`` decodes)."""
 
 ROW_DECODER = msgspec.json.Decoder(Row)
 """Decodes one results.jsonl line (bytes) into a ``Row``; raises ``msgspec.DecodeError``

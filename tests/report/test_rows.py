@@ -18,7 +18,7 @@ from tests.report._synthetic import PLAN, make_run
 
 def test_a_row_holds_every_results_row_field() -> None:
     """A field added to ResultRow must be added to the reader's Row too (else reports drop it)."""
-    assert FIELD_NAMES == tuple(f.name for f in dataclasses.fields(ResultRow))
+    assert tuple(f.name for f in dataclasses.fields(ResultRow)) == FIELD_NAMES
 
 
 def _rewrite(run: Path, change: dict[str, object], line: int = 1, **dump: object) -> None:
