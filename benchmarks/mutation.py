@@ -64,8 +64,10 @@ def copy_repository(target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
-def narrow_config(pyproject: Path, module: str, tests: list[str]) -> None:
-    """Point the copy's ``[tool.mutmut]`` at one module and its tests."""
+def narrow_config(
+    pyproject: Path, module: str, tests: list[str], deselect: list[str] | None = None
+) -> None:
+    """Point the copy's ``[tool.mutmut]`` at one module and its tests (minus ``deselect``)."""
     text = pyproject.read_text()
     section = re.search(r"^\[tool\.mutmut\]\n(?:(?!^\[).*\n?)*", text, flags=re.M)
     if section is None:
@@ -73,6 +75,8 @@ def narrow_config(pyproject: Path, module: str, tests: list[str]) -> None:
     config = tomllib.loads(section.group(0))["tool"]["mutmut"]
     config["only_mutate"] = [module]
     config["pytest_add_cli_args_test_selection"] = tests
+    for node in deselect or ():
+        config["pytest_add_cli_args"] = [*config.get("pytest_add_cli_args", []), "--deselect", node]
     body = "".join(f"{key} = {json.dumps(value)}\n" for key, value in config.items())
     pyproject.write_text(text[: section.start()] + "[tool.mutmut]\n" + body + text[section.end():])
 
@@ -128,6 +132,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("module", help="a file under harness/, e.g. harness/stats.py")
     parser.add_argument("--tests", nargs="+", help="test paths (default: the package's tests)")
+    parser.add_argument(
+        "--deselect",
+        action="append",
+        metavar="NODEID",
+        help="leave out one slow test (repeatable); the score is then a lower bound",
+    )
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--survivors", action="store_true", help="list every survivor's change")
     parser.add_argument("--min-score", type=float, help="exit 1 below this score (0-100)")
@@ -144,7 +154,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="planeval-mutation-") as tmp:
         workdir = Path(tmp)
         copy_repository(workdir)
-        narrow_config(workdir / "pyproject.toml", module, tests)
+        narrow_config(workdir / "pyproject.toml", module, tests, args.deselect)
         run = subprocess.run(["mutmut", "run", "--max-children", str(args.max_children)],
                              cwd=workdir, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
@@ -163,6 +173,8 @@ def main() -> int:
     score = 100.0 * killed / scored if scored else 100.0
     print(f"module      {module}")
     print(f"tests       {' '.join(tests)}")
+    for node in args.deselect or ():
+        print(f"deselected  {node}")
     print(f"mutants     {stats['total']}")
     print(f"killed      {killed}  (timeouts {stats['timeout']})")
     print(f"survived    {len(live)}")

@@ -11,8 +11,9 @@ when there are more such cases than chance explains:
    (0.05). With every baseline sample passing, the p-value is
    ``C(n_cand, f) / C(n_base + n_cand, f)`` where ``f`` is the candidate's failures: the
    chance that, of the case's ``f`` failures over both runs, all fall in the candidate.
-   5 passes then 0 of 5 gives p = 1/252; 5 then 1 of 5 gives p = 6/252 = 0.024; 5 then
-   2 of 5 gives 0.083 (not evidence). With one sample per run no case can reach 0.05.
+   With 5 of 5 passing in the baseline: 0 of 5 passing now (f = 5) gives p = 1/252; 1 of 5
+   passing (f = 4) gives 6/252 = 0.024; 2 of 5 passing (f = 3) gives 0.083 (not evidence).
+   With one sample per run no case can reach 0.05.
 2. **Per run.** Under "same planner" every case's samples are exchangeable between the two
    runs, so given each case's total failures, each case is flagged by chance with a known
    probability (its p-value if flagged, when that can reach ``CASE_LEVEL``; else 0),

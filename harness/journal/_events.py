@@ -134,23 +134,49 @@ def checksum_state(line: str) -> str:
 
 
 def _first_bad_value(value: Any, pointer: str = "") -> tuple[str, str]:
-    """The JSON pointer and a description of the first non-JSON value (iterative walk)."""
-    stack: list[tuple[str, Any]] = [(pointer, value)]
+    """The JSON pointer and a description of the first non-JSON value (iterative walk).
+
+    A container met again inside itself is a circular reference (the walk would never end).
+    """
+    stack: list[tuple[str | None, Any]] = [(pointer, value)]
+    inside: set[int] = set()  # ids of the containers on the path being walked
     while stack:
         where, item = stack.pop()
+        if where is None:  # done with that container
+            inside.discard(item)
+            continue
+        if isinstance(item, dict | list | tuple):
+            if id(item) in inside:
+                return where or "/", "a value that contains itself (a circular reference)"
+            inside.add(id(item))
+            stack.append((None, id(item)))
         if isinstance(item, dict):
             for key, sub in reversed(list(item.items())):
                 if not isinstance(key, str | int | float | bool) and key is not None:
                     return where or "/", f"a key of type {type(key).__name__}"
-                stack.append((f"{where}/{_escape(str(key))}", sub))
+                try:
+                    name = str(key)
+                except ValueError:  # an int past sys.get_int_max_str_digits()
+                    return where or "/", "a key that is an integer too long to write"
+                stack.append((f"{where}/{_escape(name)}", sub))
         elif isinstance(item, list | tuple):
             for index in reversed(range(len(item))):
                 stack.append((f"{where}/{index}", item[index]))
         elif isinstance(item, float) and not math.isfinite(item):
             return where or "/", f"the number {item!r}, which JSON cannot hold"
+        elif isinstance(item, int) and not _writable_int(item):
+            return where or "/", "an integer too long to write"
         elif not (item is None or isinstance(item, str | int | float | bool)):
             return where or "/", f"a value of type {type(item).__name__}"
     return pointer or "/", "a value that cannot be serialised"
+
+
+def _writable_int(number: int) -> bool:
+    try:
+        int.__repr__(number)
+    except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+        return False
+    return True
 
 
 def _escape(key: str) -> str:
