@@ -21,7 +21,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-
 from harness._errors import InputError
 from harness._yaml import load_yaml
 

@@ -15,6 +15,7 @@ from harness._errors import InputError
 
 if TYPE_CHECKING:
     from harness.importers._staging import StagedFiles
+    from harness.recording._provenance import Source
 
 __all__ = ["NAME_PATTERN", "ImportResult", "check_name", "dump_yaml", "slug", "utc_now"]
 
@@ -101,7 +102,7 @@ def stage_gold_answers(
     *,
     suite: str,
     model: str,
-    source: str,
+    source: Source,
     origin: str,
     digest: str,
     answers: list[tuple[str, str]],

@@ -59,12 +59,12 @@ class _Answer:
     tokens: dict[str, int] | None
 
 
-class _Loader(SafeLoader):  # type: ignore[misc, valid-type]
+class _Loader(SafeLoader):  # type: ignore[misc]
     """Safe YAML plus Ruby's ``!binary`` tag (base64 bodies of ASCII-8BIT strings)."""
 
 
 def _binary(loader: Any, node: Any) -> str:
-    raw = base64.b64decode(str(loader.construct_scalar(node)))  # type: ignore[arg-type]
+    raw = base64.b64decode(str(loader.construct_scalar(node)))
     return raw.decode("utf-8", errors="replace")
 
 

@@ -66,7 +66,7 @@ _KEYISH = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.I
 _MATCH_ON = ("method", "uri", "body")
 
 
-class _CassetteLoader(SafeLoader):  # type: ignore[misc, valid-type]
+class _CassetteLoader(SafeLoader):  # type: ignore[misc]
     """Safe YAML plus the benign Python tags old vcrpy versions wrote (as vcrpy reads them)."""
 
 

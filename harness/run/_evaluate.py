@@ -38,7 +38,14 @@ from harness.run._live import LiveControls, Ticket
 from harness.run._records import ANSWER_LIMIT, ResultRow, Status
 from harness.suite import Case, ModelSpec, Suite
 
-__all__ = ["Pending", "check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"]
+__all__ = [
+    "Pending",
+    "check_record_mode",
+    "evaluate_one",
+    "fixtures_root",
+    "needs_call",
+    "prepare_one",
+]
 
 _LOAD_FORMAT = {"canonical": "auto"}
 
@@ -158,14 +165,9 @@ def _obtain(
     env: Mapping[str, str] | None,
     live: LiveControls | None = None,
 ) -> _Obtained:
-    if mode == "none" or model.provider == "dataset":
-        return _replay(suite, case, model, paths)
-    if mode == "once" and paths.existing(model.is_http) is not None:
-        return _replay(suite, case, model, paths)
-    if mode == "new_episodes":
-        replayed = _replay(suite, case, model, paths)
-        if replayed.status not in ("missing", "stale"):
-            return replayed
+    replayed = _kept_recording(suite, case, model, mode, paths)
+    if replayed is not None:
+        return replayed
     policy = retry or RetryPolicy(retries=model.retries)
     ticket = None
     if live is not None:
@@ -186,6 +188,45 @@ def _obtain(
         tokens = got.answer.tokens if got.answer is not None else None
         live.settle(ticket, tokens, ok=got.status != "error")
     return got
+
+
+def _kept_recording(
+    suite: Suite, case: Case, model: ModelSpec, mode: str, paths: SamplePaths
+) -> _Obtained | None:
+    """The replayed answer when ``mode`` keeps what is recorded; None when it calls the planner.
+
+    ``none`` (and dataset models) always replay; ``once`` calls only where nothing is
+    recorded (a stale recording is replayed and reported ``stale``); ``new_episodes`` calls
+    where the recording is missing or stale; ``all`` always calls.
+    """
+    if mode == "none" or model.provider == "dataset":
+        return _replay(suite, case, model, paths)
+    if mode == "once" and paths.existing(model.is_http) is not None:
+        return _replay(suite, case, model, paths)
+    if mode == "new_episodes":
+        replayed = _replay(suite, case, model, paths)
+        if replayed.status not in ("missing", "stale"):
+            return replayed
+    return None
+
+
+def needs_call(
+    suite: Suite,
+    case: Case,
+    model: ModelSpec,
+    sample: int,
+    *,
+    record_mode: str,
+    fixtures: Path | None = None,
+) -> bool:
+    """True when a run in ``record_mode`` would call the planner for this sample.
+
+    The one rule for every way of calling: direct calls (``prepare_one``) and batches
+    (``harness.batch``) send exactly the same samples.
+    """
+    mode = check_record_mode(record_mode)
+    paths = sample_paths(fixtures_root(suite, fixtures), suite.name, model.id, case.id, sample)
+    return _kept_recording(suite, case, model, mode, paths) is None
 
 
 # -- replay ---------------------------------------------------------------------------------

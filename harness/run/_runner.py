@@ -32,7 +32,13 @@ from harness.batch import BatchFailure
 from harness.cost import Price, model_prices, price_table
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
 from harness.recording import sample_paths
-from harness.run._evaluate import Pending, check_record_mode, fixtures_root, prepare_one
+from harness.run._evaluate import (
+    Pending,
+    check_record_mode,
+    fixtures_root,
+    needs_call,
+    prepare_one,
+)
 from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
@@ -351,14 +357,12 @@ def _send_batches(
     """The HTTP items that need a call, sent as batches; the samples they failed to answer."""
     from harness.batch import collect_batches
 
-    def needs_call(item: tuple[ModelSpec, Case, int]) -> bool:
-        model, case, sample = item
-        if mode == "all":
-            return True
-        replayed = prepare_one(suite, case, model, sample, record_mode="none", fixtures=fixtures)
-        return replayed.check().status in ("missing", "stale")
-
-    todo = [item for item in items if item[0].is_http and needs_call(item)]
+    todo = [
+        (model, case, sample)
+        for model, case, sample in items
+        if model.is_http
+        and needs_call(suite, case, model, sample, record_mode=mode, fixtures=fixtures)
+    ]
     hint = shlex.join(
         [
             "planeval",

@@ -133,3 +133,30 @@ def test_killed_while_waiting_resumes_the_same_batch(
     assert server.batch_api.created == 1 and _direct_calls(server) == 0
     rows = (out / "results.jsonl").read_text().splitlines()
     assert len(rows) == CASES
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_record_mode_once_batches_only_the_gaps(
+    tmp_path: Path, server: FakePlannerServer, provider: str
+) -> None:
+    """With --record-mode once a batch holds only the samples with no recording: a stale one
+    is replayed and reported `stale`, as a direct run in that mode does, never sent again."""
+    path = _suite(tmp_path, server, provider)
+    code, _, err = _run(str(path), "--live", "--batch", "--out", str(tmp_path / "first"))
+    assert code == 0, err
+    prompt = path.parent / "demo.prompt.md"
+    prompt.write_text(prompt.read_text() + "\nAnswer with JSON only.\n")  # now stale
+    for case in ("c1", "c3"):  # two gaps
+        paths = sample_paths(tmp_path / "plan_fixtures", "demo", "m", case, 0)
+        paths.cassette.unlink()
+        paths.meta.unlink()
+    code, _, err = _run(str(path), "--record-mode", "once", "--batch", "--out", str(tmp_path / "b"))
+    assert code == 3, err  # stale rows are not counted: exit 3 as in a direct run
+    assert server.batch_api.created == 2 and _direct_calls(server) == 0
+    second = server.batch_api.batches["batch_0002" if provider == "openai" else "msgbatch_0002"]
+    assert len(second.requests) == 2
+    rows = [json.loads(x) for x in (tmp_path / "b" / "results.jsonl").read_text().splitlines()]
+    statuses = {r["case"]: r["status"] for r in rows}
+    assert statuses == {"c0": "stale", "c1": "pass", "c2": "stale", "c3": "pass", "c4": "stale"}
+    code, _, _ = _run(str(path), "--record-mode", "once", "--batch", "--out", str(tmp_path / "c"))
+    assert server.batch_api.created == 2  # nothing left to send: no third batch

@@ -208,7 +208,9 @@ class TestSuggestions:
                "mean 'fetch_rows'?"
         assert messages[0] == hint
         assert sum(m.endswith("did you mean 'fetch_rows'?") for m in messages) == 50
-        assert messages[50] == "task 'use50' depends on 'fetch_row', which is not a task of the plan"
+        assert messages[50] == (
+            "task 'use50' depends on 'fetch_row', which is not a task of the plan"
+        )
 
     def test_no_close_id_no_suggestion(self) -> None:
         report = check([t("a"), t("b", "zzzzzz")])

@@ -188,7 +188,10 @@ class TestBadInput:
         [
             ([], "has no http_interactions"),  # an empty cassette
             ("nope", "has no http_interactions"),  # not a list
-            ([_interaction(body="<html>502 Bad Gateway</html>")], "response body is not valid JSON"),
+            (
+                [_interaction(body="<html>502 Bad Gateway</html>")],
+                "response body is not valid JSON",
+            ),
             (
                 [_interaction(content="Sure! Here are some tasks.")],
                 "no interaction in the cassette",

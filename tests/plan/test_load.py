@@ -45,7 +45,8 @@ class TestPublicSurface:
 
 class TestCanonical:
     def test_design_example_loads(self) -> None:
-        """The design document's example plan (docs/design.md) loads with its ids, edges, needs and on_failure."""
+        """The design document's example plan (docs/design.md) loads with its ids, edges, needs and
+        on_failure."""
         plan = load_plan(json.dumps(CANONICAL))
         assert plan.plan_id == "orders-2026-11"
         assert plan.task_ids == ("fetch_email", "extract_order")

@@ -93,7 +93,7 @@ RECORDS = st.fixed_dictionaries(
                 {
                     "source": st.sampled_from(["A", "B", "C", "Z"]),
                     "target": st.sampled_from(["A", "B", "C"]),
-                }  # fmt: skip
+                }
             ),
             max_size=4,
         ),

@@ -87,7 +87,10 @@ class TestMaxCost:
         path = _suite(tmp_path / "run", server)
         result = CliRunner().invoke(
             app,
-            ["run", str(path), "--live", "--concurrency", "1", "--max-cost", f"{2.5 * per_call:.10f}"],
+            [
+                "run", str(path), "--live", "--concurrency", "1",
+                "--max-cost", f"{2.5 * per_call:.10f}",
+            ],
             env=KEY,
         )
         assert result.exit_code == 3
