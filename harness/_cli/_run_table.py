@@ -141,8 +141,8 @@ def print_failing(console: Console, results: list[RunResult]) -> None:
     runs = " ".join(str(r.run_dir) for r in results if failing_cases(r.rows))
     more = f"…and {len(failing) - FAILING_SHOWN:,} more; " if len(failing) > FAILING_SHOWN else ""
     console.print(
-        f"  {more}all of them with every violation: planeval report {runs} (summary.md), "
-        "or results.jsonl in the run folder",
+        f"  {more}all of them: planeval report {runs} (summary.md lists them, new "
+        "regressions first with --baseline reports/baselines/; report.html has every violation)",
         highlight=False,
         markup=False,
         overflow="fold",

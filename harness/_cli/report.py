@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -11,6 +11,10 @@ from harness._cli._exit import ExitCode
 from harness._cli._output import fail_input, print_json, say_error
 from harness._errors import InputError
 from harness._format import format_rate
+
+if TYPE_CHECKING:
+    from harness.gate import Baseline
+    from harness.report import LoadedRun
 
 
 def _plain(value: Any) -> Any:
@@ -32,6 +36,14 @@ def report_command(
         Path | None, typer.Option("--out", help="Write the files here instead of the run folder.")
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="text | json: what to print.")] = "text",
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            help="A baseline file, or a folder of <suite>.json (e.g. reports/baselines/): "
+            "summary.md lists the failing cases that are new since it first.",
+        ),
+    ] = None,
 ) -> None:
     """Write summary.md, report.html, junit.xml and results.csv into the run folder."""
     if fmt not in ("text", "json"):
@@ -39,18 +51,21 @@ def report_command(
     from harness.report import is_run_folder, load_run, write_report
 
     if run.is_dir() and not is_run_folder(run):
-        _index(run, out, fmt)
+        _index(run, out, fmt, baseline)
         return
     try:
         loaded = load_run(run)
         for warning in loaded.warnings:
             typer.echo(f"planeval: warning: {warning}", err=True)
-        files = write_report(loaded, out)
+        base = _baseline_for(loaded, baseline, required=True) if baseline else None
+        files = write_report(loaded, out, baseline=base)
     except InputError as exc:
         fail_input(exc)
+    from harness.cost import run_prices, summarize_usage, usage_total_line
     from harness.report._metrics import metric_report, metric_text_lines
 
     metrics = metric_report(loaded.rows)
+    prices = run_prices(loaded.manifest)
     total = files.summary.total
     paths = {
         "summary_md": str(files.summary_md),
@@ -64,6 +79,7 @@ def report_command(
                 "run": str(loaded.run_dir),
                 "suite": loaded.suite,
                 "totals": {k: _plain(v) for k, v in total.items()},
+                "usage": summarize_usage(loaded.rows, prices)[1].to_dict(),
                 "models": [
                     {"model": str(model), **{k: _plain(v) for k, v in row.items()}}
                     for model, row in files.summary.models.iterrows()
@@ -81,18 +97,59 @@ def report_command(
         f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass ({rate}); "
         f"not counted: {total['missing']} missing, {total['stale']} stale, {total['error']} error"
     )
+    usage = usage_total_line(loaded.rows, prices)
+    if usage is not None:
+        typer.echo(usage)
     for line in metric_text_lines(metrics):
         typer.echo(line)
     for path in paths.values():
         typer.echo(f"wrote {path}")
 
 
-def _index(folder: Path, out: Path | None, fmt: str) -> None:
+def _baseline_for(loaded: LoadedRun, given: Path, *, required: bool) -> Baseline | None:
+    """The baseline of the run's suite from ``--baseline`` (a file, or a folder of
+    ``<suite>.json``).
+
+    Args:
+        loaded: the run.
+        given: the ``--baseline`` value.
+        required: a missing or other suite's baseline is an error (one run); else (a folder of
+            runs) such a run gets none, with a warning.
+
+    Raises:
+        InputError: ``required`` and no baseline of the suite, or an unreadable baseline.
+    """
+    from harness.gate import baseline_path, load_baseline
+
+    path = baseline_path(loaded.suite, given, loaded.run_dir)
+    if not required and not path.is_file():
+        typer.echo(
+            f"planeval: warning: no baseline of suite {loaded.suite!r} at {path}: its failing "
+            "cases are listed worst first",
+            err=True,
+        )
+        return None
+    found = load_baseline(path)
+    if found.suite != loaded.suite:
+        if not required:
+            return None
+        raise InputError(
+            f"the baseline is of suite {found.suite!r}, the run of {loaded.suite!r}",
+            source=str(path),
+            hint="pass the baseline of this suite, or the folder of baselines",
+        )
+    return found
+
+
+def _index(folder: Path, out: Path | None, fmt: str, baseline: Path | None) -> None:
     """``planeval report DIR`` on a folder of runs: each run's report and index.html."""
     from harness.report import write_index
 
+    def baselines(loaded: LoadedRun) -> Baseline | None:
+        return _baseline_for(loaded, baseline, required=False) if baseline else None
+
     try:
-        index, entries = write_index(folder, out)
+        index, entries = write_index(folder, out, baselines=baselines)
     except InputError as exc:
         fail_input(exc)
     if fmt == "json":

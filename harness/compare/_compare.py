@@ -18,6 +18,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from harness._errors import InputError
+from harness.cost import run_prices
 from harness.report import LoadedRun, Summary, summarize
 from harness.report._columns import model_columns
 from harness.stats import PairedResult, holm, holm_levels, paired_test
@@ -325,7 +326,8 @@ def _check_deltas(
 def _figures(run: LoadedRun, key: dict[str, str], items: pd.DataFrame) -> pd.DataFrame:
     f = run.frame[run.frame["model"].isin(list(key))].assign(model=lambda x: x["model"].map(key))
     shared = f.merge(items[["model", "case"]], on=["model", "case"])
-    return model_columns(shared)
+    prices = run_prices(run.manifest)
+    return model_columns(shared, {key[m]: prices.get(m) for m in key})
 
 
 def _flips(frame: pd.DataFrame) -> list[Flip]:

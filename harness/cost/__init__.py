@@ -15,6 +15,7 @@ from harness.cost._render import (
     format_usd,
     usage_markdown,
     usage_table_rows,
+    usage_total_line,
 )
 from harness.cost._resolve import model_prices, price_table, run_prices
 from harness.cost._usage import UsageSummary, call_cost, summarize_usage
@@ -40,4 +41,5 @@ __all__ = [
     "usage_from_body",
     "usage_markdown",
     "usage_table_rows",
+    "usage_total_line",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "format_usd",
     "usage_markdown",
     "usage_table_rows",
+    "usage_total_line",
 ]
 
 NONE = "—"
@@ -101,6 +102,31 @@ def usage_markdown(
         )
     lines.append("")
     return lines
+
+
+def usage_total_line(
+    rows: Iterable[Mapping[str, Any] | Any], prices: Mapping[str, Price | None]
+) -> str | None:
+    """One sentence on a run's tokens and cost over all models (None when no row has usage):
+    ``All models: 1,200 calls with usage, 900,000 input and 150,000 output tokens; cost
+    $1.23, $0.0021 per passing plan (prices of 2026-12-01, https://...).``"""
+    summaries, total = summarize_usage(rows, prices)
+    if not total.calls:
+        return None
+    cost = format_usd(total.known_cost)
+    per_pass = format_usd(total.cost_per_pass) if total.passes else "no pass"
+    dated = sorted({f"{p.taken}, {p.source}" for p in prices.values() if p is not None})
+    unpriced = [str(s.model) for s in summaries if s.unpriced]
+    text = (
+        f"All models: {total.calls:,} calls with usage, {format_tokens(total, 'input')} input "
+        f"and {format_tokens(total, 'output')} output tokens; cost {cost}, {per_pass} per "
+        "passing plan"
+    )
+    if dated:
+        text += " (prices of " + "; ".join(dated) + ")"
+    if unpriced:
+        text += "; no price for " + ", ".join(unpriced) + ", so their cost is unknown"
+    return text + "."
 
 
 def compare_usage(

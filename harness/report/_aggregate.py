@@ -52,7 +52,8 @@ class Summary:
     models: pd.DataFrame
     """Index model; counted, passed, rate, low, high (clustered by case), cases, parsed,
     parse_rate, the count of each status, k, pass_at_k, pass_hat_k, and the columns of
-    ``MODEL_COLUMNS`` (latency_mean/p50/p95 in ms, tokens_in, tokens_out, ...)."""
+    ``MODEL_COLUMNS`` (latency_mean/p50/p95 in ms, tokens_in, tokens_out, usage_calls,
+    cost_usd, cost_per_pass_usd: NaN when unknown)."""
     checks: pd.DataFrame
     """Index (check, model); evaluated, failed (not pass: fail or warn), warned (warn only),
     rate, low, high."""
@@ -154,7 +155,9 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
         hat_k[str(model)] = float(np.mean([pass_hat_k(int(n), int(c), k) for n, c in pairs]))
     df["pass_at_k"] = pd.Series(at_k)
     df["pass_hat_k"] = pd.Series(hat_k)
-    extra = model_columns(f)
+    from harness.cost import run_prices
+
+    extra = model_columns(f, run_prices(run.manifest))
     for col in extra.columns:
         df[col] = extra[col]
     order = list(dict.fromkeys([m.get("id") for m in run.manifest.models if m.get("id")]))

@@ -105,6 +105,14 @@ def _model_table(s: Summary) -> str:
     return "".join(out) + "</table></div>"
 
 
+def _usage_line(s: Summary) -> str:
+    """Tokens and cost over all models, with the prices' dates (empty without usage)."""
+    from harness.cost import run_prices, usage_total_line
+
+    line = usage_total_line(s.run.rows, run_prices(s.run.manifest))
+    return f'<p class="meta" id="usage">{escape(line)}</p>' if line else ""
+
+
 def _heat(rate: float, warn: bool = False) -> str:
     if rate != rate or rate <= 0:
         return ""
@@ -280,6 +288,7 @@ whiskers: 95% interval clustered by case (design-effect-adjusted Wilson; plain W
 sample per case).</p>
 {_chart(s)}
 {_model_table(s)}
+{_usage_line(s)}
 {render_metrics_html(metric_report(run.rows))}<h2>Check failure rate per model</h2>
 <p class="meta">Share of parsed plans on which the check did not pass; red: failures, amber:
 warnings only (warning-severity checks never fail a plan). Hover a cell for counts.</p>

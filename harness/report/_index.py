@@ -5,16 +5,21 @@ an ``index.html`` linking them with their headline figures.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness._atomic import atomic_write_text
 from harness._errors import InputError, RunFormatError
 from harness._format import format_rate
 from harness.report._html_assets import CSS
-from harness.report._load import load_run
+from harness.report._load import LoadedRun, load_run
 from harness.report._write import ReportFiles, write_report
+
+if TYPE_CHECKING:
+    from harness.gate import Baseline
 
 __all__ = ["IndexEntry", "find_runs", "is_run_folder", "write_index"]
 
@@ -96,17 +101,29 @@ unparseable); missing, stale and error rows are not counted. Click a suite for i
 """
 
 
-def write_index(folder: Path, out: Path | None = None) -> tuple[Path, list[IndexEntry]]:
+def write_index(
+    folder: Path,
+    out: Path | None = None,
+    *,
+    baselines: Callable[[LoadedRun], Baseline | None] | None = None,
+) -> tuple[Path, list[IndexEntry]]:
     """Write every run's report (into its own folder, or ``out/<run>``) and ``index.html``.
 
     A run that cannot be read gets a line saying why instead of a link; the others are
     written. Raises ``RunFormatError`` when ``folder`` holds no run at all.
+
+    Args:
+        folder: the folder of run folders.
+        out: where to write instead (``out/<run>/`` and ``out/index.html``).
+        baselines: each run's baseline (or None), for summary.md's regressions.
     """
     root = out or folder
     entries = []
     for run_dir in find_runs(folder):
         try:
-            files = write_report(load_run(run_dir), root / run_dir.name if out else None)
+            loaded = load_run(run_dir)
+            baseline = baselines(loaded) if baselines is not None else None
+            files = write_report(loaded, root / run_dir.name if out else None, baseline=baseline)
         except InputError as exc:
             entries.append(IndexEntry(run_dir, None, exc.one_line()))
             continue

@@ -6,13 +6,19 @@ entries with a line saying how many more there are.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from harness._format import format_rate
 from harness.cost import run_prices, usage_markdown
 from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
+from harness.report._failing_md import failing_markdown
 from harness.report._format import count, interval, md_cell, pct
 from harness.report._hints import rerecord_hint
 from harness.report._metrics import metric_report, render_metrics_md
+
+if TYPE_CHECKING:
+    from harness.gate import Baseline
 
 __all__ = ["MAX_CHARS", "render_summary_md"]
 
@@ -142,7 +148,7 @@ def _not_counted(s: Summary, limit: int) -> list[str]:
     return lines
 
 
-def _render(s: Summary, limit: int) -> str:
+def _render(s: Summary, limit: int, baseline: Baseline | None) -> str:
     run = s.run
     t = s.total
     out = [
@@ -170,6 +176,7 @@ def _render(s: Summary, limit: int) -> str:
         ]
     out += ["### Pass rate per model", "", *_models(s, limit), ""]
     out += usage_markdown(run.rows, run_prices(run.manifest), limit=limit)
+    out += failing_markdown(s, limit, baseline)
     out += render_metrics_md(metric_report(run.rows), limit)
     out += ["### Checks that fail most", "", *_checks(s, min(limit, 15)), ""]
     out += _tags(s, min(limit, 15))
@@ -195,11 +202,19 @@ def _render(s: Summary, limit: int) -> str:
     return "\n".join(out)
 
 
-def render_summary_md(summary: Summary, *, max_chars: int = MAX_CHARS) -> str:
-    """The summary as markdown, under ``max_chars`` characters."""
+def render_summary_md(
+    summary: Summary, *, max_chars: int = MAX_CHARS, baseline: Baseline | None = None
+) -> str:
+    """The summary as markdown, under ``max_chars`` characters.
+
+    Args:
+        summary: the run's summary.
+        max_chars: the size limit (GitHub's comment limit, with a margin).
+        baseline: the suite's baseline: the failing cases it did not fail are listed first.
+    """
     limit = 25
     while True:
-        text = _render(summary, limit)
+        text = _render(summary, limit, baseline)
         if len(text) < max_chars or limit <= 1:
             break
         limit = max(1, limit // 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness._atomic import atomic_path, atomic_write_text
 from harness.report._aggregate import Summary, summarize
@@ -11,6 +12,9 @@ from harness.report._html import render_html
 from harness.report._junit import render_junit, write_csv
 from harness.report._load import LoadedRun, load_run
 from harness.report._markdown import render_summary_md
+
+if TYPE_CHECKING:
+    from harness.gate import Baseline
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -31,8 +35,16 @@ class ReportFiles:
     """The aggregates the files were made from."""
 
 
-def write_report(run: LoadedRun | str | Path, out: Path | None = None) -> ReportFiles:
-    """Aggregate a run and write its four report files (into the run folder by default)."""
+def write_report(
+    run: LoadedRun | str | Path, out: Path | None = None, *, baseline: Baseline | None = None
+) -> ReportFiles:
+    """Aggregate a run and write its four report files (into the run folder by default).
+
+    Args:
+        run: the run (or its folder).
+        out: the folder to write into (default: the run folder).
+        baseline: the suite's baseline: summary.md then lists new regressions first.
+    """
     loaded = run if isinstance(run, LoadedRun) else load_run(run)
     folder = out or loaded.run_dir
     folder.mkdir(parents=True, exist_ok=True)
@@ -44,7 +56,7 @@ def write_report(run: LoadedRun | str | Path, out: Path | None = None) -> Report
         folder / "results.csv",
         summary,
     )
-    atomic_write_text(files.summary_md, render_summary_md(summary))
+    atomic_write_text(files.summary_md, render_summary_md(summary, baseline=baseline))
     atomic_write_text(files.report_html, render_html(summary))
     atomic_write_text(files.junit_xml, render_junit(loaded))
     with atomic_path(files.results_csv) as tmp:

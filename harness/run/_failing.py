@@ -31,10 +31,13 @@ class FailingCase:
     sample: int
     """That sample's index."""
 
+    def share(self) -> str:
+        """``3 of 5 samples fail`` (``fails`` with one sample)."""
+        return "fails" if self.counted == 1 else f"{self.failed} of {self.counted} samples fail"
+
     def describe(self) -> str:
         """``suite / model / case: 3 of 5 samples fail; acyclic: ...``."""
-        share = "fails" if self.counted == 1 else f"{self.failed} of {self.counted} samples fail"
-        return f"{self.suite} / {self.model} / {self.case}: {share}; {self.first_violation}"
+        return f"{self.suite} / {self.model} / {self.case}: {self.share()}; {self.first_violation}"
 
 
 def _get(row: Any, name: str) -> Any:
