@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from harness._errors import InputError
+from harness._size import RAISE_HINT, over_limit
 
 __all__ = [
     "HAS_LIBYAML",
@@ -108,22 +109,17 @@ def read_limited(
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror or exc}", source=source) from None
     if len(data) > max_bytes:
-        raise error(too_large(path, max_bytes), source=source, hint=_RAISE_HINT)
+        raise error(too_large(path, max_bytes), source=source, hint=RAISE_HINT)
     return data
 
 
-_RAISE_HINT = "raise the limit with --max-bytes if the file really is that large"
-
-
 def too_large(path: Path, max_bytes: int) -> str:
-    """``the file is 20.0 MiB, over the 8 MiB limit`` (size from the file system when known)."""
+    """``the file is 20.3 MiB, over the 8 MiB limit`` (size from the file system when known)."""
     try:
-        size = f"{path.stat().st_size / 2**20:.1f} MiB"
+        size: int | None = path.stat().st_size or None  # 0: a device or a pipe, size unknown
     except OSError:
-        size = "larger than that"
-    if size == "0.0 MiB":  # a device or pipe: its size is not known
-        size = "larger than that"
-    return f"the file is {size}, over the {max_bytes / 2**20:g} MiB limit"
+        size = None
+    return over_limit(size, max_bytes)
 
 
 def load_yaml_file(
@@ -180,11 +176,7 @@ def load_yaml(
     if max_bytes is not None and len(text) > max_bytes // 4:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > max_bytes:
-            raise error(
-                f"the text is {size / 2**20:.1f} MiB, over the {max_bytes / 2**20:g} MiB limit",
-                source=source,
-                hint=_RAISE_HINT,
-            )
+            raise error(over_limit(size, max_bytes, what="text"), source=source, hint=RAISE_HINT)
     try:
         data = yaml.load(text, Loader=loader or SafeLoader)
     except yaml.MarkedYAMLError as exc:

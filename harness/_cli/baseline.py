@@ -16,6 +16,7 @@ def baseline_command(
     runs: Annotated[
         list[Path],
         typer.Argument(
+            metavar="RUN...",
             help="Run folders to take as the reference, or a folder of them (one per suite).",
             show_default=False,
         ),
@@ -24,12 +25,13 @@ def baseline_command(
         Path | None,
         typer.Option(
             "--out",
+            metavar="PATH",
             help="A .json file (one suite) or a folder of <suite>.json files "
             "(default: reports/baselines/).",
         ),
     ] = None,
 ) -> None:
-    """Write reports/baselines/<suite>.json (to commit) from the runs of a trusted revision.
+    """Write reports/baselines/<suite>.json from the runs of a trusted revision.
 
     A baseline is replaced only by one of the same suite, and the command says what it
     replaced. Exit 0 written, 2 unusable input, 3 an incomplete run (nothing is written).

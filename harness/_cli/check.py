@@ -12,24 +12,31 @@ from typing import Any
 import typer
 
 from harness._cli._exit import ExitCode
+from harness._cli._options import max_bytes_option
 from harness._cli._output import fail_input, print_json
 
 
 def check_command(
     plans: list[Path] = typer.Argument(
-        ..., help="Plan files (any supported format).", show_default=False
+        ..., metavar="PLAN...", help="Plan files (any supported format).", show_default=False
     ),
     registry: Path | None = typer.Option(
         None,
         "--registry",
         "-r",
+        metavar="FILE",
         help="Capability registry (YAML/JSON, or TaskBench tool_desc.json).",
     ),
-    min_tasks: int | None = typer.Option(None, "--min-tasks", min=0, help="Fewest tasks allowed."),
-    max_tasks: int | None = typer.Option(None, "--max-tasks", min=0, help="Most tasks allowed."),
+    min_tasks: int | None = typer.Option(
+        None, "--min-tasks", min=0, metavar="N", help="Fewest tasks allowed."
+    ),
+    max_tasks: int | None = typer.Option(
+        None, "--max-tasks", min=0, metavar="N", help="Most tasks allowed."
+    ),
     plan_format: str = typer.Option(
         "auto",
         "--plan-format",
+        metavar="FORMAT",
         help="auto, canonical, text, worfbench, taskbench, hugginggpt or llmcompiler.",
     ),
     needs_imply_deps: bool = typer.Option(
@@ -38,16 +45,19 @@ def check_command(
         help="Relax needs_earlier_output: needs count as dependencies (the gem's rule).",
     ),
     output: str = typer.Option(
-        "text", "--format", help="text (for people) or json (the stable contract for scripts)."
+        "text",
+        "--format",
+        metavar="text|json",
+        help="text (for people) or json (the stable contract for scripts).",
     ),
-    max_bytes: int = typer.Option(
-        32 * 1024 * 1024, "--max-bytes", min=1, help="Refuse plan files larger than this."
+    max_bytes: int | None = max_bytes_option(
+        "plan files and the registry", "plans 32 MiB, registry 8 MiB"
     ),
 ) -> None:
     """Run the structural checks on plan files."""
     from harness._errors import InputError
     from harness.checks import Expectations, check_files
-    from harness.plan import FORMATS
+    from harness.plan import FORMATS, MAX_PLAN_BYTES
     from harness.registry import load_registry
 
     if plan_format not in FORMATS:
@@ -57,7 +67,7 @@ def check_command(
     if min_tasks is not None and max_tasks is not None and min_tasks > max_tasks:
         fail_input(f"--min-tasks {min_tasks} is larger than --max-tasks {max_tasks}")
     try:
-        reg = load_registry(registry) if registry is not None else None
+        reg = load_registry(registry, max_bytes=max_bytes) if registry is not None else None
     except InputError as exc:
         fail_input(exc)
     expect = Expectations(
@@ -66,7 +76,11 @@ def check_command(
         needs="imply_deps" if needs_imply_deps else "strict",
     )
     results = check_files(
-        plans, registry=reg, expect=expect, format=plan_format, max_bytes=max_bytes
+        plans,
+        registry=reg,
+        expect=expect,
+        format=plan_format,
+        max_bytes=MAX_PLAN_BYTES if max_bytes is None else max_bytes,
     )
     if output == "json":
         print_json({"plans": [r.to_dict() for r in results]})

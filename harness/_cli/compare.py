@@ -13,22 +13,30 @@ from harness._errors import InputError
 
 
 def compare_command(
-    base: Annotated[Path, typer.Argument(help="The base run folder.")],
-    cand: Annotated[Path, typer.Argument(help="The candidate run folder.")],
+    base: Annotated[Path, typer.Argument(metavar="BASE", help="The base run folder.")],
+    cand: Annotated[Path, typer.Argument(metavar="CAND", help="The candidate run folder.")],
     fmt: Annotated[
-        str, typer.Option("--format", help="text | markdown | json | html (a page on stdout).")
+        str,
+        typer.Option(
+            "--format",
+            metavar="text|markdown|json|html",
+            help="What to print (html: a page on stdout).",
+        ),
     ] = "text",
     base_model: Annotated[
-        str | None, typer.Option("--base-model", help="Compare only this model of BASE.")
+        str | None,
+        typer.Option("--base-model", metavar="MODEL", help="Compare only this model of BASE."),
     ] = None,
     cand_model: Annotated[
-        str | None, typer.Option("--cand-model", help="...against this model of CAND.")
+        str | None,
+        typer.Option("--cand-model", metavar="MODEL", help="...against this model of CAND."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Bootstrap seed.")] = 0,
     unparseable: Annotated[
         str,
         typer.Option(
             "--unparseable",
+            metavar="zero|exclude",
             help="Metrics: unparseable answers count as zero or are left out (exclude).",
         ),
     ] = "zero",

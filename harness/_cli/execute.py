@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from harness._cli._exit import ExitCode
+from harness._cli._options import max_bytes_option
 from harness._cli._output import fail_input, print_json, say_error
 from harness._errors import InputError
 
@@ -17,8 +18,13 @@ if TYPE_CHECKING:
 
 
 def execute_command(
-    plan: Annotated[Path, typer.Argument(help="The plan file (any format planeval loads).")],
-    journal: Annotated[Path, typer.Option("--journal", "-j", help="The journal file (JSONL).")],
+    plan: Annotated[
+        Path, typer.Argument(metavar="PLAN", help="The plan file (any format planeval loads).")
+    ],
+    journal: Annotated[
+        Path,
+        typer.Option("--journal", "-j", metavar="FILE", help="The journal file (JSONL)."),
+    ],
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the journal; completed tasks do not rerun.")
     ] = False,
@@ -26,6 +32,7 @@ def execute_command(
         str | None,
         typer.Option(
             "--from",
+            metavar="TASK",
             help="With --resume: rerun this task (id or unique description) and its downstream.",
         ),
     ] = None,
@@ -34,19 +41,31 @@ def execute_command(
     ] = False,
     agent: Annotated[
         str,
-        typer.Option("--agent", help="The agent: module:callable or path/to/file.py:callable."),
+        typer.Option(
+            "--agent",
+            metavar="MODULE:CALLABLE",
+            show_default=False,
+            help="The agent: module:callable or file.py:callable (default: the demo agent).",
+        ),
     ] = "harness.execute:demo_agent",
     max_concurrency: Annotated[
-        int, typer.Option("--max-concurrency", min=1, help="Independent tasks run at once.")
+        int,
+        typer.Option(
+            "--max-concurrency", min=1, metavar="N", help="Independent tasks run at once."
+        ),
     ] = 4,
     max_attempts: Annotated[
-        int, typer.Option("--max-attempts", min=1, help="Attempts per task in this execution.")
+        int,
+        typer.Option(
+            "--max-attempts", min=1, metavar="N", help="Attempts per task in this execution."
+        ),
     ] = 3,
     max_total_attempts: Annotated[
         int,
         typer.Option(
             "--max-total-attempts",
             min=1,
+            metavar="N",
             help="Attempts per task over every execution of the journal (then failed for good).",
         ),
     ] = 10,
@@ -61,29 +80,44 @@ def execute_command(
         typer.Option(
             "--grace",
             min=0.0,
+            metavar="SECONDS",
             help="Seconds an abandoned attempt may keep running before the execution stops.",
         ),
     ] = 10.0,
     timeout: Annotated[
         float | None,
-        typer.Option("--timeout", min=0.001, help="Seconds an attempt may take (then Timeout)."),
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            metavar="SECONDS",
+            help="Seconds an attempt may take (then Timeout).",
+        ),
     ] = None,
     backoff: Annotated[
-        float, typer.Option("--backoff", min=0.0, help="Seconds before the first retry.")
+        float,
+        typer.Option(
+            "--backoff", min=0.0, metavar="SECONDS", help="Seconds before the first retry."
+        ),
     ] = 0.5,
     fsync_every: Annotated[
-        int, typer.Option("--fsync-every", min=1, help="fsync the journal every N events.")
+        int,
+        typer.Option("--fsync-every", min=1, metavar="N", help="fsync the journal every N events."),
     ] = 1,
     plan_format: Annotated[
         str,
         typer.Option(
             "--plan-format",
+            metavar="FORMAT",
             help="auto, canonical, text, worfbench, taskbench, hugginggpt or llmcompiler.",
         ),
     ] = "auto",
     output_format: Annotated[
-        str, typer.Option("--format", help="text or json (the result, outputs included).")
+        str,
+        typer.Option(
+            "--format", metavar="text|json", help="What to print (json: the outputs included)."
+        ),
     ] = "text",
+    max_bytes: int | None = max_bytes_option("the plan file", "32 MiB"),
 ) -> None:
     """Run a plan's tasks in dependency order with an agent, journalling every step.
 
@@ -93,12 +127,13 @@ def execute_command(
     """
     from harness.execute import execute, load_agent
     from harness.journal import JournalInUseError, JournalStorageError
-    from harness.plan import load_plan
+    from harness.plan import MAX_PLAN_BYTES, load_plan
 
     if output_format not in ("text", "json"):
         fail_input(f"--format must be text or json, got {output_format!r}")
     try:
-        loaded = load_plan(plan, format=plan_format)
+        limit = MAX_PLAN_BYTES if max_bytes is None else max_bytes
+        loaded = load_plan(plan, format=plan_format, max_bytes=limit)
         agent_fn = load_agent(agent)
         result = execute(
             loaded,

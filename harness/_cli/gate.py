@@ -62,21 +62,30 @@ def gate_command(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            help="Run folders to judge, or a folder of them (one per suite).", show_default=False
+            metavar="RUN...",
+            help="Run folders to judge, or a folder of them (one per suite).",
+            show_default=False,
         ),
     ],
     min_pass_rate: Annotated[
         float | None,
-        typer.Option("--min-pass-rate", help="Every model's pass rate must reach this (0-1)."),
+        typer.Option(
+            "--min-pass-rate", metavar="RATE", help="Every model's pass rate must reach RATE (0-1)."
+        ),
     ] = None,
     max_drop: Annotated[
         float | None,
-        typer.Option("--max-drop", help="Largest pass-rate drop allowed against the baseline."),
+        typer.Option(
+            "--max-drop",
+            metavar="RATE",
+            help="Largest pass-rate drop allowed against the baseline (0-1).",
+        ),
     ] = None,
     baseline: Annotated[
         Path | None,
         typer.Option(
             "--baseline",
+            metavar="PATH",
             help="A baseline file, or a folder of <suite>.json (default: reports/baselines/).",
         ),
     ] = None,
@@ -88,30 +97,40 @@ def gate_command(
         ),
     ] = False,
     max_infra_errors: Annotated[
-        int, typer.Option("--max-infra-errors", help="Error rows tolerated (default 0).")
+        int,
+        typer.Option("--max-infra-errors", metavar="N", help="Error rows tolerated."),
     ] = 0,
     max_missing: Annotated[
         int,
-        typer.Option("--max-missing", help="Missing or stale rows tolerated (default 0)."),
+        typer.Option("--max-missing", metavar="N", help="Missing or stale rows tolerated."),
     ] = 0,
     min_metric: Annotated[
         list[str] | None,
-        typer.Option("--min-metric", help="NAME=VALUE: every model's metric mean must reach it."),
+        typer.Option(
+            "--min-metric",
+            metavar="NAME=VALUE",
+            help="Every model's mean of metric NAME must reach VALUE (repeatable).",
+        ),
     ] = None,
     max_metric: Annotated[
         list[str] | None,
         typer.Option(
-            "--max-metric", help="NAME=VALUE: every model's metric mean must stay under it."
+            "--max-metric",
+            metavar="NAME=VALUE",
+            help="Every model's mean of metric NAME must stay under VALUE (repeatable).",
         ),
     ] = None,
     unparseable: Annotated[
         str,
         typer.Option(
             "--unparseable",
+            metavar="zero|exclude",
             help="Metrics: unparseable answers count as zero or are left out (exclude).",
         ),
     ] = "zero",
-    fmt: Annotated[str, typer.Option("--format", help="text | json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="text|json", help="What to print.")
+    ] = "text",
 ) -> None:
     """Judge runs against thresholds and each suite's baseline: the CI verdict.
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from harness._cli._options import max_bytes_option
 from harness._cli._output import fail_input
 
 app = typer.Typer(
@@ -17,17 +18,24 @@ app = typer.Typer(
 )
 
 _ROOT = typer.Option(
-    Path("."), "--root", help="Project root: evals/ and plan_fixtures/ are written under it."
+    Path("."),
+    "--root",
+    metavar="DIR",
+    help="Project root: evals/ and plan_fixtures/ are written under it.",
 )
 
 
 @app.command("worfbench")
 def worfbench_command(
-    file: Annotated[Path, typer.Argument(help="A WorfBench data file (JSON list of items).")],
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A WorfBench data file (JSON list of items).")
+    ],
     suite: str | None = typer.Option(
-        None, "--suite", help="Suite name (default: worfbench-<file stem>)."
+        None, "--suite", metavar="NAME", help="Suite name (default: worfbench-<file stem>)."
     ),
-    limit: int | None = typer.Option(None, "--limit", help="Import only the first N items."),
+    limit: int | None = typer.Option(
+        None, "--limit", metavar="N", help="Import only the first N items."
+    ),
     root: Path = _ROOT,
 ) -> None:
     """Import WorfBench gold workflows as a suite (model worfbench-gold)."""
@@ -51,21 +59,28 @@ def worfbench_command(
 @app.command("taskbench")
 def taskbench_command(
     file: Annotated[
-        Path, typer.Argument(help="TaskBench data: data.json (one record a line) or a JSON list.")
+        Path,
+        typer.Argument(
+            metavar="FILE", help="TaskBench data: data.json (one record a line) or a JSON list."
+        ),
     ],
     tools: Path = typer.Option(
-        ..., "--tools", help="The domain's tool_desc.json (the suite's registry)."
+        ..., "--tools", metavar="FILE", help="The domain's tool_desc.json (the suite's registry)."
     ),
     suite: str | None = typer.Option(
-        None, "--suite", help="Suite name (default: taskbench-<domain>)."
+        None, "--suite", metavar="NAME", help="Suite name (default: taskbench-<domain>)."
     ),
-    limit: int | None = typer.Option(None, "--limit", help="Import only the first N records."),
+    limit: int | None = typer.Option(
+        None, "--limit", metavar="N", help="Import only the first N records."
+    ),
     requests: Path | None = typer.Option(
         None,
         "--requests",
+        metavar="FILE",
         help="user_requests.json: goals for records without their own user_request.",
     ),
     root: Path = _ROOT,
+    max_bytes: int | None = max_bytes_option("the tool list", "8 MiB"),
 ) -> None:
     """Import TaskBench gold plans as a suite (dataset model gold)."""
     from harness._errors import InputError
@@ -73,7 +88,13 @@ def taskbench_command(
 
     try:
         result = import_taskbench(
-            file, tools=tools, root=root, suite=suite, limit=limit, requests=requests
+            file,
+            tools=tools,
+            root=root,
+            suite=suite,
+            limit=limit,
+            requests=requests,
+            max_bytes=max_bytes,
         )
     except InputError as exc:
         fail_input(exc)
@@ -89,19 +110,20 @@ def taskbench_command(
 
 @app.command("ruby-vcr")
 def ruby_vcr_command(
-    cassette: Annotated[Path, typer.Argument(help="A Ruby VCR cassette (http_interactions:).")],
+    cassette: Annotated[
+        Path, typer.Argument(metavar="CASSETTE", help="A Ruby VCR cassette (http_interactions:).")
+    ],
     suite: str | None = typer.Option(
-        None, "--suite", help="Suite name (default: the cassette file stem)."
+        None, "--suite", metavar="NAME", help="Suite name (default: the cassette file stem)."
     ),
-    case: str | None = typer.Option(None, "--case", help="Case id (default: the goal as a slug)."),
-    description: str | None = typer.Option(None, "--description", help="Suite description."),
+    case: str | None = typer.Option(
+        None, "--case", metavar="ID", help="Case id (default: the goal as a slug)."
+    ),
+    description: str | None = typer.Option(
+        None, "--description", metavar="TEXT", help="Suite description."
+    ),
     root: Path = _ROOT,
-    max_bytes: int | None = typer.Option(
-        None,
-        "--max-bytes",
-        min=1,
-        help="Refuse a cassette larger than this many bytes (default 8388608, 8 MiB).",
-    ),
+    max_bytes: int | None = max_bytes_option("a cassette", "8 MiB"),
 ) -> None:
     """Import a Ruby VCR cassette's planner answer as a suite and a recording."""
     from harness._errors import InputError

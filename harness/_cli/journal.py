@@ -25,8 +25,10 @@ journal_app = typer.Typer(
 
 @journal_app.command("show")
 def show_command(
-    journal: Annotated[Path, typer.Argument(help="The journal file (JSONL).")],
-    output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    journal: Annotated[Path, typer.Argument(metavar="JOURNAL", help="The journal file (JSONL).")],
+    output_format: Annotated[
+        str, typer.Option("--format", metavar="text|json", help="What to print.")
+    ] = "text",
 ) -> None:
     """Print the replayed state: per task its status, attempts and duration; damage."""
     state = _replay(journal, output_format)
@@ -38,11 +40,13 @@ def show_command(
 
 @journal_app.command("verify")
 def verify_command(
-    journal: Annotated[Path, typer.Argument(help="The journal file (JSONL).")],
+    journal: Annotated[Path, typer.Argument(metavar="JOURNAL", help="The journal file (JSONL).")],
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 1 when a line is damaged.")
     ] = False,
-    output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output_format: Annotated[
+        str, typer.Option("--format", metavar="text|json", help="What to print.")
+    ] = "text",
 ) -> None:
     """Check that every line of a journal replays; list the damaged ones.
 

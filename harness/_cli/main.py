@@ -1,79 +1,115 @@
 """The ``planeval`` command: each command lives in its own module and is registered here.
 
-Command modules import the library lazily (inside the command function) so that
-``planeval check`` does not pay for pandas or the provider SDKs.
+Start-up is most of a small command's time, so nothing is imported before it is needed:
+
+- the command table below names each command's module; ``main`` builds the app with only the
+  command that was asked for (``planeval check`` never imports ``run``'s module, nor typer's
+  work of reading every other command's signature), and the whole app only for
+  ``planeval --help``, an unknown command or ``harness._cli.main.app`` (tests);
+- command modules import the library inside the command function, so ``planeval check``
+  does not pay for pandas, jsonschema, rich or the provider SDKs;
+- ``harness.__version__`` (``importlib.metadata``) is looked up only by ``--version``.
 """
 
 from __future__ import annotations
 
 import sys
+from importlib import import_module
+from typing import Any
 
 import typer
 
-from harness import __version__
-from harness._cli import (
-    baseline,
-    check,
-    compare,
-    execute,
-    gate,
-    import_,
-    journal,
-    merge,
-    report,
-    resume_eval,
-    run,
-    schema,
-    score,
-)
 from harness._cli._exit import ExitCode
-from harness._cli._output import disk_error_line
-from harness._errors import InputError, PlanevalError
 
-app = typer.Typer(
-    name="planeval",
-    help="Plan-quality evaluation harness for LLM planners.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+COMMANDS: dict[str, str] = {
+    "check": "harness._cli.check:check_command",
+    "schema": "harness._cli.schema:schema_command",
+    "run": "harness._cli.run:run_command",
+    "report": "harness._cli.report:report_command",
+    "compare": "harness._cli.compare:compare_command",
+    "gate": "harness._cli.gate:gate_command",
+    "baseline": "harness._cli.baseline:baseline_command",
+    "execute": "harness._cli.execute:execute_command",
+    "resume-eval": "harness._cli.resume_eval:resume_eval_command",
+    "merge": "harness._cli.merge:merge_command",
+    "score": "harness._cli.score:score_command",
+}
+"""Command name -> ``module:function``, in the order ``planeval --help`` lists them."""
+
+GROUPS: dict[str, str] = {
+    "import": "harness._cli.import_:app",
+    "journal": "harness._cli.journal:journal_app",
+}
+"""Command group name -> ``module:typer app`` (listed after the commands)."""
 
 
-def _version(value: bool) -> None:
+def _load(target: str) -> Any:
+    module, _, name = target.partition(":")
+    return getattr(import_module(module), name)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``planeval`` typer app: every command, or only the one named ``only``.
+
+    Args:
+        only: A name of ``COMMANDS`` or ``GROUPS``; ``None`` registers them all.
+
+    Returns:
+        The app; the root callback keeps it a group even with a single command, so
+        ``planeval check ...`` parses the same either way.
+    """
+    app = typer.Typer(
+        name="planeval",
+        help="Evaluate the plans LLM planners write: check, replay, report, gate, execute.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(_root)
+    for name, target in COMMANDS.items():
+        if only is None or only == name:
+            app.command(name)(_load(target))
+    for name, target in GROUPS.items():
+        if only is None or only == name:
+            app.add_typer(_load(target), name=name)
+    return app
+
+
+def _print_version(value: bool) -> None:
     if value:
+        from harness import __version__
+
         typer.echo(f"planeval {__version__}")
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
     ),
 ) -> None:
-    """Plan-quality evaluation harness for LLM planners."""
+    """Evaluate the plans LLM planners write: check, replay, report, gate, execute."""
 
 
-app.command("check")(check.check_command)
-app.command("schema")(schema.schema_command)
-app.command("run")(run.run_command)
-app.command("report")(report.report_command)
-app.command("compare")(compare.compare_command)
-app.command("gate")(gate.gate_command)
-app.command("baseline")(baseline.baseline_command)
-app.add_typer(import_.app, name="import")
-app.command("execute")(execute.execute_command)
-app.add_typer(journal.journal_app, name="journal")
-app.command("resume-eval")(resume_eval.resume_eval_command)
-app.command("merge")(merge.merge_command)
-app.command("score")(score.score_command)
+def __getattr__(name: str) -> Any:
+    """``app``: the whole app, built on first use (tests invoke it through typer's runner)."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    app = build_app()
+    globals()["app"] = app
+    return app
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: usage errors become one line and exit 2."""
+    from harness._cli._output import disk_error_line
+    from harness._errors import InputError, PlanevalError
+
+    args = sys.argv[1:] if argv is None else argv
+    wanted = args[0] if args and (args[0] in COMMANDS or args[0] in GROUPS) else None
     try:
-        code = app(args=argv, standalone_mode=False)
+        code = build_app(wanted)(args=args, prog_name="planeval", standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("planeval: interrupted\n")
         sys.exit(ExitCode.INTERRUPTED)

@@ -11,10 +11,13 @@ from harness._cli._output import fail_input
 
 def merge_command(
     runs: list[Path] = typer.Argument(
-        ..., help="Shard run folders (made with `planeval run --shard i/n`).", show_default=False
+        ...,
+        metavar="RUN...",
+        help="Shard run folders (made with `planeval run --shard I/N`).",
+        show_default=False,
     ),
     out: Path | None = typer.Option(
-        None, "--out", help="The merged run folder (default beside the first run)."
+        None, "--out", metavar="DIR", help="The merged run folder (default beside the first run)."
     ),
 ) -> None:
     """Merge shard runs into one run that report, compare and gate read like any run.

@@ -28,18 +28,25 @@ def report_command(
     run: Annotated[
         Path,
         typer.Argument(
+            metavar="RUN",
             help="The run folder (reports/runs/<run-id>), or a folder of runs: then every "
-            "run's report plus index.html."
+            "run's report plus index.html.",
         ),
     ],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the files here instead of the run folder.")
+        Path | None,
+        typer.Option(
+            "--out", metavar="DIR", help="Write the files here instead of the run folder."
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="text | json: what to print.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="text|json", help="What to print.")
+    ] = "text",
     baseline: Annotated[
         Path | None,
         typer.Option(
             "--baseline",
+            metavar="PATH",
             help="A baseline file, or a folder of <suite>.json (e.g. reports/baselines/): "
             "summary.md lists the failing cases that are new since it first.",
         ),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from harness._cli._options import max_bytes_option
 from harness._cli.run import run_and_report
 
 if TYPE_CHECKING:
@@ -21,30 +22,49 @@ if TYPE_CHECKING:
 
 def resume_eval_command(
     suites: list[Path] = typer.Argument(
-        ..., help="Suite files (evals/<suite>.yaml), or folders of them.", show_default=False
+        ...,
+        metavar="SUITE...",
+        help="Suite files (evals/<suite>.yaml), or folders of them.",
+        show_default=False,
     ),
     model: list[str] = typer.Option(
-        [], "--model", "-m", help="Only this model id (repeatable).", show_default=False
+        [],
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Only this model id (repeatable).",
+        show_default=False,
     ),
-    samples: int | None = typer.Option(None, "--samples", help="Samples per case and model."),
+    samples: int | None = typer.Option(
+        None, "--samples", metavar="N", help="Samples per case and model."
+    ),
     mode: list[str] = typer.Option(
         [],
         "--mode",
+        metavar="MODE",
         help="Crash modes: raise, interrupt, torn_write (repeatable; default all).",
         show_default=False,
     ),
     out: Path | None = typer.Option(
-        None, "--out", help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several)."
+        None,
+        "--out",
+        metavar="DIR",
+        help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several).",
     ),
     fixtures: Path | None = typer.Option(
-        None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
+        None,
+        "--fixtures",
+        metavar="DIR",
+        help="Recordings folder (default <project root>/plan_fixtures).",
     ),
+    max_bytes: int | None = max_bytes_option("YAML files (suites, registries, cassettes)", "8 MiB"),
 ) -> None:
-    """Crash every recorded plan at each task, resume it, and report the pass rate per mode.
+    """Crash each recorded plan at every task, resume it, report per crash mode.
 
     Replays only (never the network). Each run is labelled <suite>.resume and reads with
     report, compare and gate like any run.
     """
+    from harness._yaml import max_bytes_in_force
     from harness.execute import CRASH_MODES, resume_eval_suite
 
     modes = tuple(mode) or CRASH_MODES
@@ -63,12 +83,13 @@ def resume_eval_command(
             stop=stop,
         )
 
-    run_and_report(
-        suites,
-        evaluate,
-        models=model,
-        samples=samples,
-        out=out,
-        fixtures=fixtures,
-        show_progress=True,
-    )
+    with max_bytes_in_force(max_bytes):
+        run_and_report(
+            suites,
+            evaluate,
+            models=model,
+            samples=samples,
+            out=out,
+            fixtures=fixtures,
+            show_progress=True,
+        )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from harness._cli._exit import ExitCode
+from harness._cli._options import max_bytes_option
 from harness._cli._output import fail_input, say_error
 
 if TYPE_CHECKING:
@@ -27,52 +28,82 @@ _SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
 
 def run_command(
     suites: list[Path] = typer.Argument(
-        ..., help="Suite files (evals/<suite>.yaml), or folders of them.", show_default=False
+        ...,
+        metavar="SUITE...",
+        help="Suite files (evals/<suite>.yaml), or folders of them.",
+        show_default=False,
     ),
     live: bool = typer.Option(
         False, "--live", help="Call the planners and re-record everything (same as LIVE_EVALS=1)."
     ),
     model: list[str] = typer.Option(
-        [], "--model", "-m", help="Run only this model id (repeatable).", show_default=False
+        [],
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Run only this model id (repeatable).",
+        show_default=False,
     ),
-    samples: int | None = typer.Option(None, "--samples", help="Samples per case and model."),
+    samples: int | None = typer.Option(
+        None, "--samples", metavar="N", help="Samples per case and model."
+    ),
     record_mode: str | None = typer.Option(
-        None, "--record-mode", help="none (default: replay only) | once | new_episodes | all."
+        None,
+        "--record-mode",
+        metavar="MODE",
+        help="none (default: replay only), once, new_episodes or all.",
     ),
-    concurrency: int = typer.Option(4, "--concurrency", help="Planner calls in flight."),
+    concurrency: int = typer.Option(
+        4, "--concurrency", metavar="N", help="Planner calls in flight."
+    ),
     out: Path | None = typer.Option(
-        None, "--out", help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several)."
+        None,
+        "--out",
+        metavar="DIR",
+        help="Run folder (default reports/runs/<run-id>; <DIR>/<suite> for several).",
     ),
     fixtures: Path | None = typer.Option(
-        None, "--fixtures", help="Recordings folder (default <project root>/plan_fixtures)."
-    ),
-    max_bytes: int | None = typer.Option(
         None,
-        "--max-bytes",
-        min=1,
-        help="Refuse YAML files (suites, registries, prompts, cassettes) larger than this "
-        "many bytes (default 8388608, 8 MiB).",
+        "--fixtures",
+        metavar="DIR",
+        help="Recordings folder (default <project root>/plan_fixtures).",
+    ),
+    max_bytes: int | None = max_bytes_option(
+        "YAML files (suites, registries, prompts, cassettes, prices)", "8 MiB"
     ),
     prices: Path | None = typer.Option(
-        None, "--prices", help="Price file on top of the shipped one (docs/cost.md)."
+        None,
+        "--prices",
+        metavar="FILE",
+        help="Price file on top of the shipped one (docs/cost.md).",
     ),
     max_cost: float | None = typer.Option(
-        None, "--max-cost", help="Live: start no call once this many USD would be exceeded."
+        None,
+        "--max-cost",
+        metavar="USD",
+        help="Live: start no call once this many USD would be exceeded.",
     ),
     max_calls: int | None = typer.Option(
-        None, "--max-calls", help="Live: start at most this many planner calls."
+        None, "--max-calls", metavar="N", help="Live: start at most this many planner calls."
     ),
     shard: str | None = typer.Option(
-        None, "--shard", help="Run only slice i of n (i/n); join the runs with `planeval merge`."
+        None,
+        "--shard",
+        metavar="I/N",
+        help="Run only slice I of N; join the runs with `planeval merge`.",
     ),
     batch: bool = typer.Option(
         False, "--batch", help="Send the calls as OpenAI / Anthropic batches (docs/scale.md)."
     ),
     batch_poll: float = typer.Option(
-        30.0, "--batch-poll", help="Seconds between batch status checks.", show_default=True
+        30.0,
+        "--batch-poll",
+        metavar="SECONDS",
+        help="Seconds between batch status checks.",
+        show_default=True,
     ),
 ) -> None:
-    """Evaluate suites: replay recorded planner answers (default) or record them live.
+    """Evaluate suites: replay recorded planner answers or record them live.
 
     Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
     4 infrastructure errors, 130 interrupted.

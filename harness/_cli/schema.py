@@ -1,4 +1,4 @@
-"""``planeval schema plan|suite``: print a published JSON Schema."""
+"""``planeval schema baseline|plan|results-row|suite``: print a published JSON Schema."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from harness._cli._output import fail_input, print_json
 
 
 def schema_command(
-    name: str = typer.Argument(..., help="Which schema: plan or suite."),
+    name: str = typer.Argument(
+        ..., metavar="NAME", help="Which schema: baseline, plan, results-row or suite."
+    ),
 ) -> None:
     """Print a JSON Schema (Draft 2020-12)."""
     from harness.schemas import SCHEMA_NAMES, load_schema

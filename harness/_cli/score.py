@@ -13,40 +13,59 @@ from typing import Any
 import typer
 
 from harness._cli._exit import ExitCode
+from harness._cli._options import max_bytes_option
 from harness._cli._output import fail_input, print_json
 
 
 def score_command(
-    plan: Path = typer.Argument(..., help="The answer: model text or a plan file (any format)."),
+    plan: Path = typer.Argument(
+        ..., metavar="PLAN", help="The answer: model text or a plan file (any format)."
+    ),
     reference: Path = typer.Option(
         ...,
         "--reference",
-        "-r",
+        metavar="FILE",
         help="The reference (gold) plan: WorfBench, TaskBench or canonical.",
     ),
     tools: Path | None = typer.Option(
-        None, "--tools", help="TaskBench tool_desc.json (or any registry): the tool catalogue."
+        None,
+        "--tools",
+        metavar="FILE",
+        help="TaskBench tool_desc.json (or any registry): the tool catalogue.",
     ),
     dependency: str | None = typer.Option(
-        None, "--dependency", help="TaskBench links: resource or temporal (default: from the gold)."
+        None,
+        "--dependency",
+        metavar="resource|temporal",
+        help="TaskBench links: resource or temporal (default: from the gold).",
     ),
     family: list[str] = typer.Option(
-        [], "--family", help="Only these metric families: taskbench, worfbench (repeatable)."
+        [],
+        "--family",
+        metavar="taskbench|worfbench",
+        help="Only these metric families: taskbench, worfbench (repeatable).",
     ),
     matcher: str = typer.Option(
-        "text", "--matcher", help="WorfBench node matcher: text or embeddings."
+        "text", "--matcher", metavar="text|embeddings", help="WorfBench node matcher."
     ),
     model: str | None = typer.Option(
-        None, "--embedding-model", help="sentence-transformers model for --matcher embeddings."
+        None,
+        "--embedding-model",
+        metavar="NAME",
+        help="sentence-transformers model for --matcher embeddings.",
     ),
     unparseable: str = typer.Option(
         "zero",
         "--unparseable",
+        metavar="zero|exclude",
         help="An answer with no readable plan scores 0 (zero) or nothing (exclude).",
     ),
-    output: str = typer.Option("text", "--format", help="text or json."),
+    output: str = typer.Option("text", "--format", metavar="text|json", help="What to print."),
+    max_bytes: int | None = max_bytes_option(
+        "the plan, the reference and the tool list", "32 MiB, tool list 8 MiB"
+    ),
 ) -> None:
-    """Score one plan against a reference plan with the TaskBench and WorfBench metrics."""
+    """Score one plan against a reference with the TaskBench and WorfBench metrics."""
     from harness._errors import InputError
     from harness.metrics import (
         CONVENTIONS,
@@ -67,12 +86,12 @@ def score_command(
         _choice("--dependency", dependency, DEPENDENCY_TYPES)
     for name in family:
         _choice("--family", name, FAMILIES)
-    answer_text = _read(plan, "plan")
-    reference_text = _read(reference, "reference")
+    answer_text = _read(plan, "plan", max_bytes)
+    reference_text = _read(reference, "reference", max_bytes)
     catalogue = None
     if tools is not None:
         try:
-            catalogue = ToolCatalogue.from_registry(load_registry(tools))
+            catalogue = ToolCatalogue.from_registry(load_registry(tools, max_bytes=max_bytes))
         except InputError as exc:
             fail_input(exc)
     node_matcher = (
@@ -109,12 +128,16 @@ def _choice(option: str, value: str, allowed: tuple[str, ...]) -> None:
         fail_input(f"unknown {option} {value!r}; choose one of: {', '.join(allowed)}")
 
 
-def _read(path: Path, what: str) -> str:
+def _read(path: Path, what: str, max_bytes: int | None) -> str:
+    from harness._errors import InputError
+    from harness._size import RAISE_HINT, over_limit
     from harness.plan import MAX_PLAN_BYTES
 
+    limit = MAX_PLAN_BYTES if max_bytes is None else max_bytes
     try:
-        if path.stat().st_size > MAX_PLAN_BYTES:
-            fail_input(f"{path}: the {what} file is larger than {MAX_PLAN_BYTES} bytes")
+        size = path.stat().st_size
+        if size > limit:
+            fail_input(InputError(over_limit(size, limit), source=str(path), hint=RAISE_HINT))
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         fail_input(f"{path}: no such {what} file")

@@ -62,6 +62,7 @@ def import_taskbench(
     suite: str | None = None,
     limit: int | None = None,
     requests: Path | None = None,
+    max_bytes: int | None = None,
 ) -> ImportResult:
     """Import a TaskBench data file as ``evals/<suite>.yaml`` with gold recordings.
 
@@ -73,6 +74,7 @@ def import_taskbench(
         limit: import only the first ``limit`` records.
         requests: ``user_requests.json`` lines ``{"id", "user_request"}`` giving the goal of
             records that carry no ``user_request`` of their own.
+        max_bytes: a larger tool list is refused (default: the limit in force, 8 MiB).
 
     Raises:
         InputError: a file is unusable, or a record cannot be imported. Nothing is written.
@@ -82,7 +84,8 @@ def import_taskbench(
     name = check_name(suite or f"taskbench-{domain}", what="suite name", source=source)
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}", source=source)
-    load_registry(tools)  # refuses a malformed tool list before anything is read
+    # refuses a malformed (or too large) tool list before anything is read
+    load_registry(tools, max_bytes=max_bytes)
     tool_desc = _read_json(tools)
     goals = _requests(requests) if requests is not None else {}
     raw = _read_records(path)

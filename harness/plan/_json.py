@@ -13,6 +13,7 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness._json import json_problem
+from harness._size import RAISE_HINT, over_limit
 
 __all__ = ["MAX_PLAN_BYTES", "decode_text", "parse_json"]
 
@@ -39,9 +40,7 @@ def decode_text(data: bytes, *, source: str, max_bytes: int = MAX_PLAN_BYTES) ->
     """
     if len(data) > max_bytes:
         raise PlanLoadError(
-            f"the input is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit",
-            source=source,
-            hint="raise the limit with --max-bytes if this plan really is that large",
+            over_limit(len(data), max_bytes, what="input"), source=source, hint=RAISE_HINT
         )
     try:
         text = data.decode("utf-8")

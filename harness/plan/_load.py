@@ -8,6 +8,7 @@ from typing import Any
 
 from harness._errors import NoPlanFoundError, PlanLoadError
 from harness._gc import gc_paused
+from harness._size import RAISE_HINT, over_limit
 from harness.plan._adapters import Document, documents_from_json, documents_from_text
 from harness.plan._json import MAX_PLAN_BYTES, decode_text
 from harness.plan._model import Plan
@@ -94,11 +95,7 @@ def read_input(path: Path, *, max_bytes: int = MAX_PLAN_BYTES) -> bytes:
             )
         size = path.stat().st_size
         if size > max_bytes:
-            raise PlanLoadError(
-                f"the file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit",
-                source=source,
-                hint="raise the limit with --max-bytes if this plan really is that large",
-            )
+            raise PlanLoadError(over_limit(size, max_bytes), source=source, hint=RAISE_HINT)
         return path.read_bytes()
     except FileNotFoundError:
         raise PlanLoadError("no such file", source=source) from None

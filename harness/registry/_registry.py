@@ -16,7 +16,6 @@ from typing import Any
 
 from harness._errors import RegistryError
 from harness._json import loads
-from harness._yaml import load_yaml, read_limited
 
 __all__ = ["Capability", "Registry", "load_registry", "parse_reference"]
 
@@ -142,6 +141,8 @@ def load_registry(path: Path | str, *, max_bytes: int | None = None) -> Registry
     Raises:
         RegistryError: the file is missing, unreadable, too large or malformed.
     """
+    from harness._yaml import load_yaml, read_limited  # PyYAML only when a registry is read
+
     path = Path(path)
     source = str(path)
     raw = read_limited(path, max_bytes=max_bytes, error=RegistryError, what="registry file")

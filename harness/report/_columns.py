@@ -125,6 +125,11 @@ def _cost(frame: pd.DataFrame, prices: Prices) -> pd.DataFrame:
     )
 
 
+def _count(x: float) -> str:
+    """A token count, or ``—`` (as in every usage figure) when no row reported one."""
+    return "—" if math.isnan(x) else f"{x:,.0f}"
+
+
 def _usd(r: pd.Series, column: str) -> str:
     """``$0.0123``; ``unknown`` without a price; ``—`` for a model that reported no usage;
     ``no pass`` for the cost per pass of a model none of whose plans passed."""
@@ -146,7 +151,7 @@ MODEL_COLUMNS: list[ModelColumn] = [
     ModelColumn(
         "tokens in / out",
         _tokens,
-        lambda r: f"{number(r['tokens_in'])} / {number(r['tokens_out'])}",
+        lambda r: f"{_count(r['tokens_in'])} / {_count(r['tokens_out'])}",
     ),
     ModelColumn(
         "cost total / per pass",

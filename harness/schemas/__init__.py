@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
 __all__ = ["SCHEMA_NAMES", "load_schema"]
@@ -20,6 +19,8 @@ def load_schema(name: str) -> dict[str, Any]:
     Raises:
         KeyError: there is no such schema.
     """
+    from importlib import resources
+
     if name not in SCHEMA_NAMES:
         raise KeyError(name)
     text = resources.files(__package__).joinpath(f"{name}.schema.json").read_text("utf-8")

@@ -39,7 +39,7 @@ class TestScore:
         self, capsys: pytest.CaptureFixture[str], gold: Path
     ) -> None:
         """The gold against itself prints 1.0000 for each WorfBench metric."""
-        result = run_cli(capsys, "score", str(gold), "-r", str(gold))
+        result = run_cli(capsys, "score", str(gold), "--reference", str(gold))
         assert result.code == 0
         assert result.out.count("1.0000") == 6
 
@@ -53,7 +53,7 @@ class TestScore:
             capsys,
             "score",
             str(answer),
-            "-r",
+            "--reference",
             str(gold),
             "--unparseable",
             "exclude",

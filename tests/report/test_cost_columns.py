@@ -112,7 +112,8 @@ def test_report_html_shows_cost_and_unknown(live_runs: tuple[Path, Path]) -> Non
     }
     assert re.search(r"\$0\.\d+ / \$0\.\d+</td>$", rows["gpt"])
     assert rows["claude"].endswith("unknown / unknown</td>")
-    assert rows["script"].endswith("— / —</td>") and "$" not in rows["script"]
+    assert rows["script"].endswith('— / —</td><td class="num">— / —</td>')  # tokens, cost
+    assert "$" not in rows["script"] and ">0 / 0<" not in rows["script"]
     usage = re.search(r'<p class="meta" id="usage">(.*?)</p>', html).group(1)
     assert "cost unknown" in usage and "no price for claude" in usage
     assert "2026-12-01, handwritten" in usage

@@ -1,0 +1,34 @@
+"""Size limits in one unit: set in bytes (``--max-bytes N``), stated in binary units (MiB).
+
+Every reader that refuses a file over a size limit words it the same way, through
+``over_limit``: ``the file is 20.3 MiB, over the 8 MiB limit``, with ``RAISE_HINT`` as the way
+out. The limits themselves live with their readers (``harness.plan.MAX_PLAN_BYTES``,
+``harness._yaml.MAX_YAML_BYTES``); each command that can hit one takes ``--max-bytes``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["KIB", "MIB", "RAISE_HINT", "format_size", "over_limit"]
+
+KIB = 1 << 10
+MIB = 1 << 20
+
+RAISE_HINT = "raise the limit with --max-bytes if the file really is that large"
+"""What to do about a file over a limit (every command that reads such files has the option)."""
+
+
+def format_size(size: int) -> str:
+    """``size`` bytes in the largest binary unit it reaches: ``8 MiB``, ``20.3 MiB``,
+    ``1.5 KiB``, ``512 bytes`` (one decimal, none when it is zero)."""
+    for unit, name in ((MIB, "MiB"), (KIB, "KiB")):
+        if size >= unit:
+            text = f"{size / unit:.1f}".removesuffix(".0")
+            return f"{text} {name}"
+    return f"{size} bytes"
+
+
+def over_limit(size: int | None, limit: int, *, what: str = "file") -> str:
+    """``the file is 20.3 MiB, over the 8 MiB limit`` (``size`` None: not known, a pipe)."""
+    if size is None or size <= limit:  # a pipe, a device, or a size the file system understates
+        return f"the {what} is over the {format_size(limit)} limit"
+    return f"the {what} is {format_size(size)}, over the {format_size(limit)} limit"
