@@ -145,7 +145,7 @@ class TestEmbeddingsFromTheCommandLine:
         answer, gold = tmp_path / "answer.txt", tmp_path / "gold.txt"
         answer.write_text(PARAPHRASE, encoding="utf-8")
         gold.write_text(GOLD, encoding="utf-8")
-        args = ("score", str(answer), "-r", str(gold), "--format", "json")
+        args = ("score", str(answer), "--reference", str(gold), "--format", "json")
         embedded = run_cli(
             capsys, *args, "--matcher", "embeddings", "--embedding-model", str(model_dir)
         )
@@ -168,7 +168,7 @@ class TestEmbeddingsFromTheCommandLine:
             capsys,
             "score",
             str(gold),
-            "-r",
+            "--reference",
             str(gold),
             "--matcher",
             "embeddings",
