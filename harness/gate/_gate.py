@@ -197,7 +197,7 @@ def _max_drop(s: Summary, base: Baseline, limit: float) -> RuleResult:
     ]
     head = f"{model}: {b * 100:.1f}% -> {r * 100:.1f}% on {n} shared cases"
     if not over:
-        word = "drop" if drop > 0 else "rise"
+        word = "drop" if drop > 0 else "rise" if drop < 0 else "change"
         return RuleResult(
             "max-drop",
             True,
