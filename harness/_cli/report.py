@@ -69,9 +69,9 @@ def report_command(
     except InputError as exc:
         fail_input(exc)
     from harness.cost import run_prices, summarize_usage, usage_total_line
-    from harness.report._metrics import metric_report, metric_text_lines
+    from harness.report._metrics import metric_text_lines
 
-    metrics = metric_report(loaded.rows)
+    metrics = files.summary.metrics
     prices = run_prices(loaded.manifest)
     total = files.summary.total
     paths = {

@@ -301,9 +301,9 @@ def _check_deltas(
     sides: list[dict[tuple[str, str], list[int]]] = []
     for loaded, key in zip(runs, keys, strict=True):
         combos = Counter(
-            (key[str(r["model"])], tuple((r.get("checks") or {}).items()))
+            (key[r.model], tuple(r.checks.items()) if r.checks else ())
             for r in loaded.rows
-            if str(r["model"]) in key and (key[str(r["model"])], str(r["case"])) in shared
+            if r.model in key and (key[r.model], r.case) in shared
         )
         counts: dict[tuple[str, str], list[int]] = {}
         for (model, outcomes), n in combos.items():

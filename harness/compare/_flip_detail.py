@@ -7,10 +7,10 @@ For each side the worst sample represents the (model, case): a failing one when 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from harness.compare._compare import Comparison, Flip
 from harness.compare._plan_diff import PlanDiff, diff_plans
+from harness.report._rows import Row
 
 __all__ = ["FlipDetail", "flip_details"]
 
@@ -25,17 +25,17 @@ class FlipDetail:
     """The flip."""
     direction: str
     """``pass -> fail`` or ``fail -> pass``."""
-    base_row: dict[str, Any] | None
-    """The base sample shown (its results.jsonl object)."""
-    cand_row: dict[str, Any] | None
+    base_row: Row | None
+    """The base sample shown (its results.jsonl row)."""
+    cand_row: Row | None
     """The candidate sample shown."""
     diff: PlanDiff
     """From the base plan to the candidate plan."""
 
 
-def _worst(rows: dict[tuple[str, str], dict[str, Any]], key: tuple[str, str], row: dict) -> None:
+def _worst(rows: dict[tuple[str, str], Row], key: tuple[str, str], row: Row) -> None:
     old = rows.get(key)
-    if old is None or _RANK.get(row["status"], 9) < _RANK.get(old["status"], 9):
+    if old is None or _RANK.get(row.status, 9) < _RANK.get(old.status, 9):
         rows[key] = row
 
 
@@ -46,12 +46,12 @@ def flip_details(c: Comparison, limit: int = 200) -> list[FlipDetail]:
     wanted = {(f.model, f.case) for _, f in chosen}
     bkey = {bm: (bm if bm == cm else f"{bm} -> {cm}") for bm, cm in c.pairs}
     ckey = {cm: (bm if bm == cm else f"{bm} -> {cm}") for bm, cm in c.pairs}
-    sides: list[dict[tuple[str, str], dict[str, Any]]] = [{}, {}]
+    sides: list[dict[tuple[str, str], Row]] = [{}, {}]
     for side, run, keys in ((0, c.base, bkey), (1, c.cand, ckey)):
         for row in run.rows:
-            model = keys.get(str(row["model"]))
-            if model is not None and (model, str(row["case"])) in wanted:
-                _worst(sides[side], (model, str(row["case"])), row)
+            model = keys.get(row.model)
+            if model is not None and (model, row.case) in wanted:
+                _worst(sides[side], (model, row.case), row)
     out = []
     for direction, f in chosen:
         b, n = sides[0].get((f.model, f.case)), sides[1].get((f.model, f.case))

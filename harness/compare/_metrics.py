@@ -73,10 +73,12 @@ class MetricComparison:
         }
 
 
-def _case_means(run: LoadedRun, model: str, convention: Convention) -> dict[str, dict[str, float]]:
-    """metric -> case -> mean over the case's samples."""
+def _case_means(
+    values: dict[tuple[str, str], list[tuple[str, float]]], model: str
+) -> dict[str, dict[str, float]]:
+    """metric -> case -> mean over the case's samples, from a run's ``metric_values``."""
     out: dict[str, dict[str, float]] = {}
-    for (m, metric), pairs in metric_values(run.rows, convention).items():
+    for (m, metric), pairs in values.items():
         if m != model:
             continue
         sums: dict[str, list[float]] = defaultdict(list)
@@ -95,9 +97,11 @@ def compare_metrics(
 ) -> list[MetricComparison]:
     """Every metric both runs have, per model pair, on shared cases (empty without metrics)."""
     plans: list[tuple[str, str, list[float], list[float]]] = []
+    base_values = metric_values(base.rows, convention)  # one pass over each run's rows
+    cand_values = metric_values(cand.rows, convention)
     for bm, cm in pairs:
         key = bm if bm == cm else f"{bm} -> {cm}"
-        b, c = _case_means(base, bm, convention), _case_means(cand, cm, convention)
+        b, c = _case_means(base_values, bm), _case_means(cand_values, cm)
         for metric in sorted(set(b) & set(c)):
             shared = sorted(set(b[metric]) & set(c[metric]))
             if shared:

@@ -77,17 +77,21 @@ class UsageSummary:
 
     def add(self, row: Mapping[str, Any], price: Price | None) -> None:
         """Count one results row."""
-        self.rows += 1
-        if row.get("status") == "pass":
-            self.passes += 1
         tokens = row.get("tokens")
+        usd = call_cost(tokens, price) if isinstance(tokens, dict) else None
+        self._count(row.get("status") == "pass", tokens, usd)
+
+    def _count(self, passed: bool, tokens: Any, usd: float | None) -> None:
+        """Count one row that passed or not, with its usage and its cost (None: unknown)."""
+        self.rows += 1
+        if passed:
+            self.passes += 1
         if not isinstance(tokens, dict):
             return
         self.calls += 1
         for key, value in tokens.items():
             if isinstance(value, int):
                 self.tokens[key] = self.tokens.get(key, 0) + value
-        usd = call_cost(tokens, price)
         if usd is None:
             self.unpriced += 1
         elif self.cost is not None:
@@ -118,14 +122,15 @@ def summarize_usage(
     """
     per_model: dict[str, UsageSummary] = {}
     total = UsageSummary(None)
-    for raw in rows:
-        row = raw if isinstance(raw, Mapping) else _as_mapping(raw)
-        model = str(row.get("model"))
-        price = prices.get(model)
-        per_model.setdefault(model, UsageSummary(model)).add(row, price)
-        total.add(row, price)
+    for raw in rows:  # one pass, each row's cost computed once for its model and the total
+        if type(raw) is dict or isinstance(raw, Mapping):
+            model, status, tokens = str(raw.get("model")), raw.get("status"), raw.get("tokens")
+        else:
+            model, status, tokens = str(raw.model), raw.status, raw.tokens
+        summary = per_model.get(model)
+        if summary is None:
+            summary = per_model[model] = UsageSummary(model)
+        usd = call_cost(tokens, prices.get(model)) if isinstance(tokens, dict) else None
+        summary._count(status == "pass", tokens, usd)
+        total._count(status == "pass", tokens, usd)
     return list(per_model.values()), total
-
-
-def _as_mapping(row: Any) -> dict[str, Any]:
-    return {"model": row.model, "status": row.status, "tokens": row.tokens}

@@ -82,16 +82,25 @@ class EmbeddingMatcher:
 
     def _loaded(self) -> Any:
         if self._model is None:
+            from harness._errors import InputError
+
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                from harness._errors import InputError
-
                 raise InputError(
                     "the embeddings matcher needs sentence-transformers",
                     hint="pip install 'planeval[embeddings]'",
                 ) from None
-            self._model = SentenceTransformer(self._model_ref)
+            try:
+                self._model = SentenceTransformer(self._model_ref)
+            except (OSError, ValueError) as exc:  # no such folder, not a model, no network
+                reason = " ".join(str(exc).split())[:200].rstrip(".")
+                raise InputError(
+                    f"cannot load the sentence-transformers model: {reason}",
+                    source=str(self._model_ref),
+                    hint="give a model folder or a model name already in the local "
+                    "Hugging Face cache (--embedding-model, or embedding_model in the suite)",
+                ) from None
         return self._model
 
     def _embed(self, texts: Sequence[str]) -> Any:

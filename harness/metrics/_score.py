@@ -170,23 +170,28 @@ def _taskbench(
     gold = taskbench_record(reference, mode)
     if gold is None:
         return "reference: not a TaskBench record", None
+    pred = taskbench_record(answer, mode)
+    problem = None
+    if pred is None:
+        problem = "no TaskBench plan in the answer (no JSON object with task_nodes)"
+    else:
+        try:  # the gold is read first: an unusable gold raises before the prediction is read
+            sample = taskbench_sample(pred, gold, dependency=mode, catalogue=catalogue)
+        except UnscorableError as exc:
+            if exc.side == "gold":
+                return f"reference: {exc}", None
+            problem = f"TaskBench drops this answer: {exc}"
+        else:
+            metrics.update(sample.as_metrics())
+            notes += sample.notes
+            return None, sample
     empty: dict[str, Any] = {"task_nodes": [], "task_links": []}
     try:
         zero = taskbench_sample(empty, gold, dependency=mode, catalogue=catalogue)
     except UnscorableError as exc:
         return f"reference: {exc}", None
-    pred = taskbench_record(answer, mode)
-    if pred is None:
-        metrics.update(zero.as_metrics())
-        return "no TaskBench plan in the answer (no JSON object with task_nodes)", zero
-    try:
-        sample = taskbench_sample(pred, gold, dependency=mode, catalogue=catalogue)
-    except UnscorableError as exc:
-        metrics.update(zero.as_metrics())
-        return f"TaskBench drops this answer: {exc}", zero
-    metrics.update(sample.as_metrics())
-    notes += sample.notes
-    return None, sample
+    metrics.update(zero.as_metrics())
+    return problem, zero
 
 
 def _as_dict(source: Source) -> dict[str, Any]:

@@ -9,6 +9,8 @@ docs/metrics.md): tasks in plan order become nodes, ``depends_on`` become edges.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 from harness.metrics._taskbench import DependencyType
@@ -30,14 +32,18 @@ Source = str | dict[str, Any] | Plan
 """What can be scored: model text, a parsed JSON object, or a plan."""
 
 
+@lru_cache(maxsize=1024)
 def find_json(text: str) -> dict[str, Any] | None:
     """The first JSON object in ``text`` that has ``task_nodes`` or ``tasks`` (fences and prose
-    are searched the way ``load_plan`` searches them)."""
+    are searched the way ``load_plan`` searches them).
+
+    Cached (a reference is read for every row that is scored against it): callers must not
+    change the returned object."""
     from harness.plan._adapters import _json_candidates
 
     stripped = text.strip()
-    candidates = [stripped] if stripped[:1] == "{" else []
-    for candidate in [*candidates, *_json_candidates(text)]:
+    whole = [stripped] if stripped[:1] == "{" else []
+    for candidate in chain(whole, _json_candidates(text)):
         try:
             value = json.loads(candidate)
         except (ValueError, RecursionError):

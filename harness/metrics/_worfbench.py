@@ -26,12 +26,13 @@ cycle or an edge to a node it does not have), planeval returns a score of 0 or N
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
 
-from harness.metrics._matchers import Matcher, TextMatcher
+from harness.metrics._matchers import Matcher, TextMatcher, normalize_text
 
 __all__ = [
     "MATCH_THRESHOLD",
@@ -192,16 +193,16 @@ def _chain(
 
 def _longest_increasing(mapping: Sequence[int]) -> int:
     """``t_eval_plan``'s count: the longest run of matched nodes with increasing gold
-    positions, where every node, matched or not, starts a run of 1."""
-    best = [1] * len(mapping)
-    for i, gi in enumerate(mapping):
-        if gi == -1:
-            continue
-        for j in range(i):
-            gj = mapping[j]
-            if gj != -1 and gi > gj and best[j] + 1 > best[i]:
-                best[i] = best[j] + 1
-    return max(best)
+    positions, where every node, matched or not, starts a run of 1 (``mapping`` is not empty).
+
+    The official double loop is quadratic; patience sorting gives the same length: ``tails[k]``
+    is the smallest gold position that ends an increasing run of ``k + 1`` matched nodes."""
+    tails: list[int] = []
+    for position in mapping:
+        if position != -1:
+            k = bisect_left(tails, position)
+            tails[k : k + 1] = [position]
+    return max(len(tails), 1)
 
 
 # -- f1_graph ---------------------------------------------------------------------------------
@@ -262,13 +263,25 @@ class _Similarity:
 
     def __init__(self, matcher: Matcher, pred: Sequence[str], gold: Sequence[str]) -> None:
         self._n_pred = len(pred)
-        texts = list(dict.fromkeys(gold))
-        matrix = matcher.similarity(list(pred), texts) if texts else []
-        self._candidates = {
-            text: [(i, row[k]) for i, row in enumerate(matrix) if row[k] > MATCH_THRESHOLD]
-            for k, text in enumerate(texts)
-        }  # gold text -> (predicted node, similarity) above the threshold
+        self._candidates = _candidates(matcher, pred, list(dict.fromkeys(gold)))
         self._solved: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
+        self._forced: dict[frozenset[int], list[tuple[int, int]] | None] = {}
+
+    def _forced_pairs(
+        self, gold: Sequence[str], ids: Sequence[int]
+    ) -> list[tuple[int, int]] | None:
+        """The (predicted node, gold node) candidate pairs when no node of either side has two
+        of them (the matching is then every pair), else None. Orders of one gold hold the same
+        nodes, so this is decided once for all of them."""
+        key = frozenset(ids)
+        if key not in self._forced:
+            pairs = [
+                (i, g) for text, g in zip(gold, ids, strict=True) for i, _ in self._candidates[text]
+            ]
+            preds, golds = {i for i, _ in pairs}, {g for _, g in pairs}
+            unique = len(preds) == len(pairs) == len(golds)
+            self._forced[key] = pairs if unique else None
+        return self._forced[key]
 
     def matching(self, gold: Sequence[str], identity: Sequence[int] | None = None) -> list[int]:
         """For each predicted node, the gold position it matches, or -1.
@@ -277,31 +290,45 @@ class _Similarity:
         gold share networkx's work.
         """
         ids = identity if identity is not None else range(len(gold))
+        forced = self._forced_pairs(gold, ids)
+        mapping = [-1] * self._n_pred
+        if forced is not None:
+            position = {g: j for j, g in enumerate(ids)}
+            for i, g in forced:
+                mapping[i] = position[g]
+            return mapping
         per_gold = [(j, self._candidates[text]) for j, text in enumerate(gold)]
         edges = sorted(
             ((i, j, w) for j, cands in per_gold for i, w in cands), key=lambda e: e[0]
         )  # match_node's order: predicted node first, then gold position (sort is stable)
-        mapping = [-1] * self._n_pred
-        gold_seen: set[int] = set()
-        forced = True
-        for i, j, _ in edges:
-            if mapping[i] != -1 or j in gold_seen:
-                forced = False
-                break
-            gold_seen.add(j)
-            mapping[i] = j
-        if forced:
-            return mapping
         key = tuple((i, ids[j]) for i, j, _ in edges)
         solved = self._solved.get(key)
         if solved is None:
             solved = _networkx_matching(tuple((i, ids[j], w) for i, j, w in edges))
             self._solved[key] = solved
         position = {ids[j]: j for j in range(len(gold))}
-        mapping = [-1] * self._n_pred
         for i, g in solved.items():
             mapping[i] = position[g]
         return mapping
+
+
+def _candidates(
+    matcher: Matcher, pred: Sequence[str], texts: list[str]
+) -> dict[str, list[tuple[int, float]]]:
+    """Gold text -> the predicted nodes (in order) whose similarity is above the threshold.
+
+    ``TextMatcher``'s similarity is 1 for equal normalized texts and 0 otherwise, so its
+    candidates are found by looking the normalized texts up, not by filling the whole matrix."""
+    if type(matcher) is TextMatcher:
+        by_text: dict[str, list[tuple[int, float]]] = {}
+        for i, text in enumerate(pred):
+            by_text.setdefault(normalize_text(text), []).append((i, 1.0))
+        return {text: by_text.get(normalize_text(text), []) for text in texts}
+    matrix = matcher.similarity(list(pred), texts) if texts else []
+    return {
+        text: [(i, row[k]) for i, row in enumerate(matrix) if row[k] > MATCH_THRESHOLD]
+        for k, text in enumerate(texts)
+    }
 
 
 @lru_cache(maxsize=4096)

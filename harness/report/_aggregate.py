@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,9 @@ import pandas as pd
 from harness.report._columns import model_columns
 from harness.report._load import LoadedRun
 from harness.stats import ClusterSums, cluster_wilson, pass_at_k, pass_hat_k, wilson_intervals
+
+if TYPE_CHECKING:
+    from harness.report._metrics import MetricReport
 
 __all__ = ["NOT_COUNTED", "Summary", "case_label", "summarize"]
 
@@ -84,6 +88,14 @@ class Summary:
         for status in ("pass", "fail", "unparseable", *NOT_COUNTED):
             out[status] = int(counts.get(status, 0))
         return out
+
+    @cached_property
+    def metrics(self) -> MetricReport | None:
+        """The metrics section (``metric_report`` of the run's rows; None when no row was
+        scored), computed once for every writer that shows it."""
+        from harness.report._metrics import metric_report
+
+        return metric_report(self.run.rows)
 
     def case_labels(self) -> pd.Series:
         """Count of cases (case x model) per label."""
@@ -183,7 +195,7 @@ def _cases(run: LoadedRun) -> pd.DataFrame:
 def _checks(run: LoadedRun) -> pd.DataFrame:
     # Most rows share a handful of check-outcome combinations: count those per model first
     # (one pass over the rows), then spread them over checks.
-    combos = Counter((r["model"], tuple((r.get("checks") or {}).items())) for r in run.rows)
+    combos = Counter((r.model, tuple(r.checks.items()) if r.checks else ()) for r in run.rows)
     agg: dict[tuple[str, str], list[int]] = {}
     for (model, items), n in combos.items():
         for check, outcome in items:
@@ -211,7 +223,7 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
 
 def _tags(run: LoadedRun) -> pd.DataFrame:
     f = run.frame[["case", "model", "counted", "passed"]].copy()
-    f["tag"] = [list(r.get("tags") or []) for r in run.rows]
+    f["tag"] = [list(r.tags or []) for r in run.rows]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
         return pd.DataFrame(
@@ -231,7 +243,7 @@ def summarize(run: LoadedRun) -> Summary:
     cases = _cases(run)
     f = run.frame
     mask = ~f["counted"].to_numpy()
-    details = [run.rows[i].get("detail") for i in np.flatnonzero(mask)]
+    details = [run.rows[i].detail for i in np.flatnonzero(mask)]
     not_counted = f.loc[mask, ["case", "model", "sample", "status"]].assign(detail=details)
     return Summary(
         run=run,

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from harness.report._rows import Row
+
 if TYPE_CHECKING:
     from harness.cost import Price
 
@@ -26,24 +28,24 @@ Prices = Mapping[str, "Price | None"]
 """The price of each model id of the frame (None or absent: unknown)."""
 
 
-def _token(key: str) -> Callable[[dict[str, Any]], float]:
-    def get(row: dict[str, Any]) -> float:
-        t = row.get("tokens")
-        v = t.get(key) if isinstance(t, dict) else None
-        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else math.nan
+def _token(key: str) -> Callable[[Row], float]:
+    def get(row: Row) -> float:
+        tokens = row.tokens
+        v = tokens.get(key) if tokens else None
+        return math.nan if v is None else float(v)  # a Row's token counts are numbers or None
 
     return get
 
 
-def _float(key: str) -> Callable[[dict[str, Any]], float]:
-    def get(row: dict[str, Any]) -> float:
-        v = row.get(key)
-        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else math.nan
+def _float(key: str) -> Callable[[Row], float]:
+    def get(row: Row) -> float:
+        v = getattr(row, key)
+        return math.nan if v is None else float(v)  # a Row's numeric fields are typed
 
     return get
 
 
-ROW_FIELDS: dict[str, Callable[[dict[str, Any]], float]] = {
+ROW_FIELDS: dict[str, Callable[[Row], float]] = {
     "latency_ms": _float("latency_ms"),
     "tokens_in": _token("input"),
     "tokens_out": _token("output"),

@@ -19,7 +19,7 @@ from harness.report._format import count, interval, pct
 from harness.report._html_assets import CSS, GRAPH_JS, JS
 from harness.report._html_data import DETAIL_BUDGET, LETTER, case_payload
 from harness.report._load import read_prompts
-from harness.report._metrics import metric_report, render_metrics_html
+from harness.report._metrics import render_metrics_html
 from harness.report._verdict import model_verdicts
 
 __all__ = ["render_html"]
@@ -289,7 +289,7 @@ sample per case).</p>
 {_chart(s)}
 {_model_table(s)}
 {_usage_line(s)}
-{render_metrics_html(metric_report(run.rows))}<h2>Check failure rate per model</h2>
+{render_metrics_html(s.metrics)}<h2>Check failure rate per model</h2>
 <p class="meta">Share of parsed plans on which the check did not pass; red: failures, amber:
 warnings only (warning-severity checks never fail a plan). Hover a cell for counts.</p>
 {_check_table(s)}

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from harness.report._aggregate import Summary
+from harness.report._rows import Row
 
 __all__ = ["DETAIL_BUDGET", "LETTER", "case_payload", "natural_key"]
 
@@ -69,12 +70,12 @@ class _Tables:
         return len(table) - 1
 
 
-def _ref(tables: _Tables, row: dict[str, Any]) -> list[int] | int:
+def _ref(tables: _Tables, row: Row) -> list[int] | int:
     ref = [
-        tables.add("p", row.get("plan")),
-        tables.add("v", row.get("violations")),
-        tables.add("t", row.get("answer")),
-        tables.add("t", row.get("detail")),
+        tables.add("p", row.plan),
+        tables.add("v", row.violations),
+        tables.add("t", row.answer),
+        tables.add("t", row.detail),
     ]
     return ref if any(x >= 0 for x in ref) else 0
 
@@ -91,26 +92,29 @@ def case_payload(
     case_tags: dict[str, list[int]] = {}
     bad_checks: dict[str, list[set[int]]] = {}
     for i, row in enumerate(s.run.rows):
-        case, m, k = str(row["case"]), mi[str(row["model"])], int(row["sample"])
+        case, m, k = row.case, mi[row.model], row.sample
         slots = grid.get(case)
         if slots is None:
             slots = grid[case] = [[] for _ in models]
-            case_tags[case] = [tags.setdefault(str(t), len(tags)) for t in row.get("tags") or []]
+            case_tags[case] = [tags.setdefault(str(t), len(tags)) for t in row.tags or []]
             bad_checks[case] = [set() for _ in models]
         cell = slots[m]
         if len(cell) <= k:
             cell.extend([None] * (k + 1 - len(cell)))
         cell[k] = i
-        for check, outcome in (row.get("checks") or {}).items():
-            if outcome in ("fail", "warn"):
-                bad_checks[case][m].add(checks.setdefault(str(check), len(checks)))
+        outcomes = row.checks
+        if outcomes and ("fail" in outcomes.values() or "warn" in outcomes.values()):
+            for check, outcome in outcomes.items():
+                if outcome in ("fail", "warn"):
+                    bad_checks[case][m].add(checks.setdefault(check, len(checks)))
     rows = s.run.rows
+    status = [r.status for r in rows]
 
     def letters(cell: list[int | None]) -> str:
-        return "".join("_" if i is None else LETTER[rows[i]["status"]] for i in cell)
+        return "".join("_" if i is None else LETTER[status[i]] for i in cell)
 
     def badness(case: str) -> tuple[int, int]:
-        statuses = [rows[i]["status"] for cell in grid[case] for i in cell if i is not None]
+        statuses = [status[i] for cell in grid[case] for i in cell if i is not None]
         return (
             -sum(x in ("fail", "unparseable") for x in statuses),
             -sum(x in ("missing", "stale", "error") for x in statuses),
@@ -126,7 +130,7 @@ def case_payload(
         for m, cell in enumerate(grid[case]):
             present = [k for k, i in enumerate(cell) if i is not None]
             if present:
-                k = min(present, key=lambda k: _RANK[rows[cell[k]]["status"]])  # type: ignore[index]
+                k = min(present, key=lambda k: _RANK[status[cell[k]]])  # type: ignore[index]
                 refs[n][m][k] = _ref(tables, rows[cell[k]])  # type: ignore[index]
         if tables.full:
             break

@@ -15,7 +15,7 @@ from harness.report._columns import MODEL_COLUMNS
 from harness.report._failing_md import failing_markdown
 from harness.report._format import count, interval, md_cell, pct
 from harness.report._hints import rerecord_hint
-from harness.report._metrics import metric_report, render_metrics_md
+from harness.report._metrics import render_metrics_md
 
 if TYPE_CHECKING:
     from harness.gate import Baseline
@@ -177,7 +177,7 @@ def _render(s: Summary, limit: int, baseline: Baseline | None) -> str:
     out += ["### Pass rate per model", "", *_models(s, limit), ""]
     out += usage_markdown(run.rows, run_prices(run.manifest), limit=limit)
     out += failing_markdown(s, limit, baseline)
-    out += render_metrics_md(metric_report(run.rows), limit)
+    out += render_metrics_md(s.metrics, limit)
     out += ["### Checks that fail most", "", *_checks(s, min(limit, 15)), ""]
     out += _tags(s, min(limit, 15))
     out += [f"### Flaky cases ({count(labels.get('flaky', 0))})", "", *_flaky(s, limit), ""]
