@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,9 +21,9 @@ from harness.report import write_report
 from harness.run import run_suite
 from harness.suite import load_suite
 from harness.testing import FakePlannerServer, make_project
+from tests.cost._models import TWO_CASES, priced_unpriced_and_command
 
 KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
-PLANNER = Path(__file__).parents[1] / "run" / "data" / "planner.py"
 
 
 def _prices(tmp_path: Path) -> Path:
@@ -47,22 +46,8 @@ def _suite(tmp_path: Path, server: FakePlannerServer, *, prices: bool) -> Path:
         _prices(tmp_path)
     return make_project(
         tmp_path,
-        models=[
-            {
-                "id": "gpt",
-                "provider": "openai",
-                "model": "gpt-fake",
-                "base_url": server.openai_base_url,
-            },
-            {
-                "id": "claude",
-                "provider": "anthropic",
-                "model": "claude-fake",
-                "base_url": server.anthropic_base_url,
-            },
-            {"id": "script", "provider": "command", "command": f"{sys.executable} {PLANNER}"},
-        ],
-        cases=[{"id": "c1", "goal": "Refund an order"}, {"id": "c2", "goal": "Return a parcel"}],
+        models=priced_unpriced_and_command(server),
+        cases=TWO_CASES,
         extra=extra,
     )
 

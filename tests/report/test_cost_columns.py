@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -18,9 +17,9 @@ from harness.cost import Price, summarize_usage
 from harness.report import load_run
 from harness.report._columns import model_columns
 from harness.testing import FakePlannerServer, make_project
+from tests.cost._models import TWO_CASES, priced_unpriced_and_command
 
 KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
-PLANNER = Path(__file__).parents[1] / "run" / "data" / "planner.py"
 runner = CliRunner()
 
 
@@ -35,22 +34,8 @@ def _project(tmp_path: Path, server: FakePlannerServer) -> Path:
     )
     return make_project(
         tmp_path,
-        models=[
-            {
-                "id": "gpt",
-                "provider": "openai",
-                "model": "gpt-fake",
-                "base_url": server.openai_base_url,
-            },
-            {
-                "id": "claude",
-                "provider": "anthropic",
-                "model": "claude-fake",
-                "base_url": server.anthropic_base_url,
-            },
-            {"id": "script", "provider": "command", "command": f"{sys.executable} {PLANNER}"},
-        ],
-        cases=[{"id": "c1", "goal": "Refund an order"}, {"id": "c2", "goal": "Return a parcel"}],
+        models=priced_unpriced_and_command(server),
+        cases=TWO_CASES,
         extra={"prices": "../prices.yaml"},
     )
 
