@@ -21,6 +21,10 @@ class AgentLoadError(InputError):
     """An ``--agent`` reference that does not name a callable."""
 
 
+_DEMO_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+"""``json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)``, built once."""
+
+
 def demo_agent(context: TaskContext) -> dict[str, Any]:
     """A deterministic agent: the output is a digest of the task and its inputs.
 
@@ -29,12 +33,7 @@ def demo_agent(context: TaskContext) -> dict[str, Any]:
     resume can be checked against an uninterrupted run without calling a model.
     """
     task = context.task
-    material = json.dumps(
-        {"task": task.to_dict(), "inputs": dict(context.inputs)},
-        sort_keys=True,
-        ensure_ascii=False,
-        default=str,
-    )
+    material = _DEMO_ENCODE({"task": task.to_dict(), "inputs": dict(context.inputs)})
     digest = hashlib.sha256(material.encode()).hexdigest()
     return {"task": task.id, "digest": "sha256:" + digest[:32], "inputs": sorted(context.inputs)}
 

@@ -1,9 +1,10 @@
 """Attempts of tasks in worker threads, and the stop signal that wakes the scheduler.
 
-Each attempt runs in its own daemon thread and reports back through one queue that the
-scheduler thread blocks on. Everything that must wake the scheduler (a result, a
-``StopSignal`` being set, a signal handler) puts an item in that queue, so the scheduler never
-polls: it sleeps until a result, a deadline (timeout, retry, grace) or a stop.
+Each attempt runs in a daemon thread of its own (the thread of a finished attempt is reused
+for a later one) and reports back through one queue that the scheduler thread blocks on.
+Everything that must wake the scheduler (a result, a ``StopSignal`` being set, a signal
+handler) puts an item in that queue, so the scheduler never polls: it sleeps until a result,
+a deadline (timeout, retry, grace) or a stop.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Any
 from harness.execute._context import Agent, TaskContext
 from harness.plan import Task
 
-__all__ = ["WAKE", "Attempt", "Outcome", "StopSignal", "run_attempt"]
+__all__ = ["WAKE", "Attempt", "AttemptRunner", "Outcome", "StopSignal"]
 
 Outcome = tuple[int, bool, Any, float]
 """(attempt token, ok, output or exception, duration in seconds)."""
+_Job = tuple[Agent, TaskContext, int]
 
 WAKE: Outcome = (-1, False, None, 0.0)
 """Put in the results queue to wake the scheduler (a stop, an interrupt)."""
@@ -79,18 +81,65 @@ class Attempt:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def run_attempt(
-    agent: Agent, context: TaskContext, token: int, results: queue.SimpleQueue[Outcome]
-) -> None:
-    """Start the attempt in a daemon thread; its outcome goes to ``results``."""
+class AttemptRunner:
+    """Runs each attempt in a worker thread of its own, reusing the threads of finished ones.
 
-    def work() -> None:
-        began = time.monotonic()
-        try:
-            output = agent(context)
-        except BaseException as exc:
-            results.put((token, False, exc, time.monotonic() - began))
-        else:
-            results.put((token, True, output, time.monotonic() - began))
+    Starting an OS thread costs more than everything else the executor does for a task, so a
+    worker whose attempt has returned waits for the next one instead of exiting. An attempt
+    that is still running (even abandoned at its timeout) keeps its thread: a new attempt
+    only ever goes to an idle worker or a new thread, never queues behind a running one.
+    ``close`` lets the idle workers exit; busy ones exit when their attempt returns.
+    """
 
-    threading.Thread(target=work, name=f"planeval-task-{context.task.id}", daemon=True).start()
+    def __init__(self, results: queue.SimpleQueue[Outcome]) -> None:
+        self._results = results
+        self._idle: list[queue.SimpleQueue[_Job | None]] = []  # inboxes of idle workers
+        self._guard = threading.Lock()
+        self._closed = False
+
+    def run(self, agent: Agent, context: TaskContext, token: int) -> None:
+        """Start the attempt at once; its outcome goes to ``results``."""
+        with self._guard:
+            if self._closed:
+                raise RuntimeError("the attempt runner is closed")
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            worker = threading.Thread(target=self._work, args=(inbox,), daemon=True)
+            worker.start()
+        inbox.put((agent, context, token))
+
+    def close(self) -> None:
+        """Let the idle workers exit, and busy ones once their attempt returns."""
+        with self._guard:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for inbox in idle:
+            inbox.put(None)
+
+    def _work(self, inbox: queue.SimpleQueue[_Job | None]) -> None:
+        me = threading.current_thread()
+        while True:
+            job = inbox.get()
+            if job is None:
+                return
+            me.name = f"planeval-task-{job[1].task.id}"
+            outcome = _attempt(*job)
+            job = None  # hold nothing of a finished attempt while idle
+            with self._guard:  # idle before reporting, so the next attempt can come here
+                closed = self._closed
+                if not closed:
+                    self._idle.append(inbox)
+            self._results.put(outcome)
+            outcome = None
+            if closed:
+                return
+
+
+def _attempt(agent: Agent, context: TaskContext, token: int) -> Outcome:
+    began = time.monotonic()
+    try:
+        output = agent(context)
+    except BaseException as exc:
+        return (token, False, exc, time.monotonic() - began)
+    return (token, True, output, time.monotonic() - began)

@@ -1,12 +1,13 @@
 """The scheduler behind ``execute``: runs tasks in dependency order, journalling each step.
 
 One scheduler thread (the caller's) owns the journal and all bookkeeping; each attempt runs in
-its own daemon thread and reports back through a queue (``_attempts``). Bookkeeping is by
-counters and heaps, so the overhead per task is O(1) amortised (O(log n) heap steps): a task
-becomes ready when its count of unfinished prerequisites drops to zero; ready tasks wait in a
-heap by topological position (so with one slot the order is the plan's topological order);
-retries and deadlines wait in heaps by time. The scheduler sleeps on the queue until a result,
-the next deadline, or a stop (a ``StopSignal`` or ``interrupt`` wakes it at once).
+a daemon thread of its own (reused once the attempt returns) and reports back through a queue
+(``_attempts``). Bookkeeping is by counters and heaps, so the overhead per task is O(1)
+amortised (O(log n) heap steps): a task becomes ready when its count of unfinished
+prerequisites drops to zero; ready tasks wait in a heap by topological position (so with one
+slot the order is the plan's topological order); retries and deadlines wait in heaps by time.
+The scheduler sleeps on the queue until a result, the next deadline, or a stop (a
+``StopSignal`` or ``interrupt`` wakes it at once).
 
 Two attempts of one task never overlap: an attempt past its timeout is recorded as a
 ``Timeout`` failure and *abandoned* (``context.cancelled`` is set), but its retry waits until
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.execute._attempts import WAKE, Attempt, Outcome, StopSignal, run_attempt
+from harness.execute._attempts import WAKE, Attempt, AttemptRunner, Outcome, StopSignal
 from harness.execute._context import Agent, TaskContext
 from harness.execute._graph import TaskGraph
 from harness.execute._lifecycle import finish, open_execution, record_interruption, result_of
@@ -97,6 +98,7 @@ class Execution:
         self.identity = plan.identity
         self.tasks = {t.id: t for t in plan.tasks}
         self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
+        self.runner = AttemptRunner(self.results)
         self.outputs: dict[str, Any] = dict(decision.outputs)
         self.attempts: dict[str, int] = dict(decision.attempts)
         self.spent: dict[str, int] = dict(decision.spent)
@@ -158,6 +160,7 @@ class Execution:
             stuck = exc.stuck if isinstance(exc, _Interrupted) else None
             status = record_interruption(self, reason, stuck)
         finally:
+            self.runner.close()
             if isinstance(self.stop, StopSignal):
                 self.stop.forget(wake)
         return result_of(self, status, began, stuck)
@@ -259,7 +262,7 @@ class Execution:
         self.by_token[attempt.token] = attempt
         if attempt.deadline is not None:
             heapq.heappush(self._deadlines, (attempt.deadline, attempt.token))
-        run_attempt(self.agent, context, attempt.token, self.results)
+        self.runner.run(self.agent, context, attempt.token)
 
     def _exhausted(self, task: Task, spent: int) -> None:
         message = (
@@ -374,12 +377,14 @@ class Execution:
             "output": output,
         }
         try:
-            encode_event("task_succeeded", payload, source=str(self.path))
+            line = encode_event("task_succeeded", payload, source=str(self.path))
         except EventNotSerializableError as exc:
             message = f"the agent's output is not JSON-serialisable at {exc.pointer}: {exc.what}"
             self._attempt_failed(attempt, (message, "OutputNotSerializable", False), duration)
             return
-        self.emit("task_succeeded", **payload)
+        self.writer.append_line(line)  # encoded once: the check above is the line written
+        if self.on_event is not None:
+            self.on_event("task_succeeded", payload)
         self.outputs[task.id] = output
         self._unlock_dependents(task.id)
 

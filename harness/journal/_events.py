@@ -16,6 +16,8 @@ import time
 import zlib
 from typing import Any, Final
 
+import msgspec
+
 from harness._errors import JournalError
 
 __all__ = [
@@ -73,6 +75,9 @@ class EventNotSerializableError(JournalError, TypeError):
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _ENCODE_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+_MSGSPEC_ENCODE = msgspec.json.Encoder().encode
+_PLAIN_DEPTH = 32
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
 _second: list[Any] = [None, ""]  # (whole second, its formatted prefix): one strftime a second
 
 
@@ -94,6 +99,51 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
             is written in that case.
     """
     record = {"event": event, "at": now_iso(), **payload}
+    body = _encode_plain(record)
+    if body is None:
+        body = _encode_strict(record, event, source)
+    return body + b',"crc32":"%08x"}\n' % zlib.crc32(body)
+
+
+def _encode_plain(record: dict[str, Any]) -> bytes | None:
+    """The record's JSON without its closing ``}``, when only plain JSON values are in it.
+
+    The fast path (msgspec, several times faster than the ``json`` module): taken only when
+    every value is of a type both encoders write alike (exact ``dict`` with ``str`` keys,
+    ``list``, ``tuple``, ``str``, ``bool``, ``None``, 64-bit ``int``, finite ``float``),
+    so anything else (sets, subclasses, NaN, huge integers, lone surrogates, circular or
+    very deep values) goes through ``_encode_strict`` and is written or refused as before.
+    """
+    if not _plain(record, _PLAIN_DEPTH):
+        return None
+    try:
+        return _MSGSPEC_ENCODE(record)[:-1]
+    except (TypeError, ValueError):  # a lone surrogate (UnicodeEncodeError)
+        return None
+
+
+def _plain(value: Any, depth: int) -> bool:
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return _INT_MIN <= value <= _INT_MAX
+    if kind is float:
+        return value - value == 0.0  # finite (inf - inf and nan - nan are nan)
+    if depth <= 0:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not _plain(item, depth - 1):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(_plain(item, depth - 1) for item in value)
+    return False
+
+
+def _encode_strict(record: dict[str, Any], event: str, source: str | None) -> bytes:
+    """The record's JSON without its closing ``}`` by the ``json`` module, or the error."""
     try:
         text = _ENCODE(record)
     except (TypeError, ValueError) as exc:
@@ -104,11 +154,10 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
             pointer=pointer,
         ) from None
     try:
-        body = text[:-1].encode("utf-8")
+        return text[:-1].encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate in a string: escape it as \udxxx so the line stays valid UTF-8.
-        body = _ENCODE_ASCII(record)[:-1].encode()
-    return body + b',"crc32":"%08x"}\n' % zlib.crc32(body)
+        return _ENCODE_ASCII(record)[:-1].encode()
 
 
 def checksum_state(line: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from harness.execute import StopSignal, TaskContext, demo_agent, execute
 from harness.execute._scheduler import Execution
 from harness.journal import replay
+from harness.plan import Plan
 from tests.execute._execute_helpers import chain_plan
 
 
@@ -107,3 +108,58 @@ def test_a_stop_signal_wakes_the_scheduler_without_polling(journal: Path, monkey
     assert waits and all(w is None for w in waits)  # blocked until woken: no timed polls
     kinds = [e["event"] for e in _events(journal)]
     assert kinds[-2:] == ["task_attempt_ended", "plan_interrupted"]
+
+
+class ThreadRecorder:
+    """Hand-written agent: records the thread each attempt ran in (keeping the objects)."""
+
+    def __init__(self, block: str | None = None, release: threading.Event | None = None) -> None:
+        self.threads: dict[str, list[threading.Thread]] = {}
+        self.block = block
+        self.release = release or threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, context: TaskContext) -> Any:
+        with self._lock:
+            self.threads.setdefault(context.task.id, []).append(threading.current_thread())
+        if context.task.id == self.block and context.attempt == 1:
+            self.release.wait(10)  # ignores cancellation, like a stuck client call
+        return demo_agent(context)
+
+
+def test_attempts_reuse_the_threads_of_finished_ones(journal: Path) -> None:
+    """A 40-task chain runs in one worker thread, not 40, and it exits with the execution."""
+    agent = ThreadRecorder()
+    result = execute(chain_plan(40), journal, agent=agent, max_concurrency=4)
+    assert result.ok
+    threads = {id(t): t for ts in agent.threads.values() for t in ts}
+    assert len(threads) == 1
+    for thread in threads.values():
+        thread.join(5)
+        assert not thread.is_alive()  # the idle worker left when the execution ended
+
+
+def test_a_new_attempt_never_waits_behind_an_abandoned_one(journal: Path) -> None:
+    """While a timed-out attempt still runs, its thread is given no other work: the next
+    tasks run (and finish) in another thread before the abandoned attempt returns."""
+    release = threading.Event()
+    agent = ThreadRecorder(block="t2", release=release)
+    tasks = [{"id": "t1", "description": "One"}, {"id": "t2", "description": "Two"}]
+    tasks += [{"id": f"x{i}", "description": f"Independent {i}"} for i in range(5)]
+    plan = Plan.from_dict({"goal": "g", "tasks": tasks}, source="handwritten")
+    timer = threading.Timer(1.0, release.set)
+    timer.start()
+    began = time.monotonic()
+    try:
+        result = execute(
+            plan, journal, agent=agent, timeout=0.2, backoff=0.0, grace=5.0, max_concurrency=1
+        )
+    finally:
+        timer.cancel()
+    assert result.ok and time.monotonic() - began < 5
+    stuck = agent.threads["t2"][0]
+    ran_while_stuck = [agent.threads[f"x{i}"][0] for i in range(5)]
+    assert all(t is not stuck for t in ran_while_stuck)
+    kinds = [(e["event"], e.get("task_id")) for e in _events(journal)]
+    ended = kinds.index(("task_attempt_ended", "t2"))
+    assert all(kinds.index(("task_succeeded", f"x{i}")) < ended for i in range(5))

@@ -3,14 +3,18 @@ JSON (what a user reads when an agent returns a set or NaN). Hand-written payloa
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import time
 import zlib
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.journal import EventNotSerializableError, JournalWriter, encode_event, replay
 from harness.journal._events import checksum_state, now_iso
@@ -66,6 +70,73 @@ class TestLine:
     def test_every_event_carries_its_time(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(time, "time", lambda: 86_400.042)
         assert json.loads(encode_event("plan_started", {}))["at"] == "1970-01-02T00:00:00.042Z"
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)  # both sides of 64 bits
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()  # any code point, control characters and lone surrogates included
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def _as_read(value: Any) -> Any:
+    """What a JSON reader gives back for a value (tuples come back as lists)."""
+    if isinstance(value, dict):
+        return {k: _as_read(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_read(v) for v in value]
+    return value
+
+
+class TestEveryValueReadsBack:
+    @settings(max_examples=400, deadline=None)
+    @given(output=_JSON, description=st.text(max_size=8))
+    def test_a_written_value_reads_back_equal(self, output: Any, description: str) -> None:
+        """Whatever JSON value an agent returns is read back from the line exactly."""
+        raw = encode_event(
+            "task_succeeded",
+            {"task_id": "a", "description": description, "duration": 1e-05, "output": output},
+        )
+        raw.decode("utf-8")  # always valid UTF-8
+        assert raw.endswith(b"\n") and raw.count(b"\n") == 1
+        entry = json.loads(raw)
+        assert entry["output"] == _as_read(output)
+        assert entry["description"] == description and entry["duration"] == 1e-05
+        assert list(entry) == [
+            "event",
+            "at",
+            "task_id",
+            "description",
+            "duration",
+            "output",
+            "crc32",
+        ]
+        assert checksum_state(raw.decode()[:-1]) == "ok"
+
+    def test_subclasses_of_json_types_are_written_as_their_json_value(self) -> None:
+        """An IntEnum, a str enum or a dict subclass is written as the json module writes it."""
+
+        class Level(enum.IntEnum):
+            HIGH = 3
+
+        class Colour(enum.StrEnum):
+            RED = "red"
+
+        output = {"level": Level.HIGH, "colour": Colour.RED, "map": OrderedDict(b=1, a=2)}
+        entry = json.loads(encode_event("task_succeeded", {"output": output}))
+        assert entry["output"] == {"level": 3, "colour": "red", "map": {"b": 1, "a": 2}}
+        assert list(entry["output"]["map"]) == ["b", "a"]
 
 
 class TestChecksumState:
