@@ -146,7 +146,8 @@ def execute(
             stop=stop if stop is not None else StopSignal(),
             on_event=on_event,
         )
-        with JournalWriter(path, fsync_every=fsync_every) as writer, _signals(run, handle_signals):
+        writer = JournalWriter(path, fsync_every=fsync_every, exclusive=True)
+        with writer, _signals(run, handle_signals):
             run.writer = writer
             return run.go(resume=resume)
 

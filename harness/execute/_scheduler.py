@@ -83,6 +83,7 @@ class Execution:
         self.plan = plan
         self.graph = graph
         self.path = path
+        self._source = str(path)
         self.agent = agent
         self.decision = decision
         self.state = state
@@ -126,7 +127,7 @@ class Execution:
     # -- journal -------------------------------------------------------------------------
 
     def emit(self, event: str, **payload: Any) -> None:
-        self.writer.append(event, **payload)
+        self.writer.append_line(encode_event(event, payload, source=self._source))
         if self.on_event is not None:
             self.on_event(event, payload)
 
@@ -377,7 +378,7 @@ class Execution:
             "output": output,
         }
         try:
-            line = encode_event("task_succeeded", payload, source=str(self.path))
+            line = encode_event("task_succeeded", payload, source=self._source)
         except EventNotSerializableError as exc:
             message = f"the agent's output is not JSON-serialisable at {exc.pointer}: {exc.what}"
             self._attempt_failed(attempt, (message, "OutputNotSerializable", False), duration)

@@ -19,19 +19,21 @@ from harness.plan import Plan, Task
 
 __all__ = ["PlanChanges", "compare_structure", "plan_structure", "task_fingerprint"]
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``, built once (one per task
+would cost more than the hash)."""
+
 
 def task_fingerprint(task: Task) -> str:
     """12 hex digits of SHA-256 over the task's id, description, deps, needs, capabilities."""
-    material = json.dumps(
+    material = _COMPACT(
         [
             task.id,
             task.description,
             sorted(task.depends_on),
             sorted([n.name, n.task] for n in task.needs),
             sorted(task.capabilities),
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
+        ]
     )
     return hashlib.sha256(material.encode()).hexdigest()[:12]
 
@@ -39,7 +41,7 @@ def task_fingerprint(task: Task) -> str:
 def plan_structure(plan: Plan) -> dict[str, Any]:
     """``{"digest": ..., "tasks": {task id: fingerprint}}`` as the journal records it."""
     tasks = {task.id: task_fingerprint(task) for task in plan.tasks}
-    material = json.dumps(sorted(tasks.items()), separators=(",", ":"), ensure_ascii=False)
+    material = _COMPACT(sorted(tasks.items()))
     digest = "sha256:" + hashlib.sha256(material.encode()).hexdigest()[:32]
     return {"digest": digest, "tasks": tasks}
 

@@ -76,8 +76,7 @@ class EventNotSerializableError(JournalError, TypeError):
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _ENCODE_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 _MSGSPEC_ENCODE = msgspec.json.Encoder().encode
-_PLAIN_DEPTH = 32
-_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+_MSGSPEC_DECODE = msgspec.json.Decoder().decode
 _second: list[Any] = [None, ""]  # (whole second, its formatted prefix): one strftime a second
 
 
@@ -106,40 +105,22 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
 
 
 def _encode_plain(record: dict[str, Any]) -> bytes | None:
-    """The record's JSON without its closing ``}``, when only plain JSON values are in it.
+    """The record's JSON without its closing ``}``, by msgspec, when it reads back equal.
 
-    The fast path (msgspec, several times faster than the ``json`` module): taken only when
-    every value is of a type both encoders write alike (exact ``dict`` with ``str`` keys,
-    ``list``, ``tuple``, ``str``, ``bool``, ``None``, 64-bit ``int``, finite ``float``),
-    so anything else (sets, subclasses, NaN, huge integers, lone surrogates, circular or
-    very deep values) goes through ``_encode_strict`` and is written or refused as before.
+    The fast path (msgspec writes and reads a line several times faster than the ``json``
+    module): the line is kept only when decoding it gives back a value equal to ``record``.
+    What msgspec writes differently from ``json`` does not read back equal: sets, bytes,
+    dates, decimals, UUIDs, plain enums and dataclasses become other values, NaN and
+    infinities become ``null``, non-string keys become strings, tuples become lists; and
+    msgspec refuses lone surrogates, over-long integers, circular and very deep values. All
+    of those go through ``_encode_strict`` and are written or refused as before.
     """
-    if not _plain(record, _PLAIN_DEPTH):
-        return None
     try:
-        return _MSGSPEC_ENCODE(record)[:-1]
-    except (TypeError, ValueError):  # a lone surrogate (UnicodeEncodeError)
+        data = _MSGSPEC_ENCODE(record)
+        same = _MSGSPEC_DECODE(data) == record
+    except (TypeError, ValueError, RecursionError):
         return None
-
-
-def _plain(value: Any, depth: int) -> bool:
-    kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return True
-    if kind is int:
-        return _INT_MIN <= value <= _INT_MAX
-    if kind is float:
-        return value - value == 0.0  # finite (inf - inf and nan - nan are nan)
-    if depth <= 0:
-        return False
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or not _plain(item, depth - 1):
-                return False
-        return True
-    if kind is list or kind is tuple:
-        return all(_plain(item, depth - 1) for item in value)
-    return False
+    return data[:-1] if same else None
 
 
 def _encode_strict(record: dict[str, Any], event: str, source: str | None) -> bytes:
