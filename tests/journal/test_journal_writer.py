@@ -253,3 +253,39 @@ class TestTornTail:
         with JournalWriter(path) as writer:
             writer.append("task_succeeded", task_id="c", output=3)
         assert replay(path, "strict").completed == ("a", "c")
+
+
+class TestExclusive:
+    """``exclusive=True`` (an execution's writer): the file lock is held from open to close."""
+
+    def test_the_first_append_still_repairs_a_torn_tail(self, tmp_path: Path) -> None:
+        path = tmp_path / "j.jsonl"
+        TestTornTail()._crashed_journal(path)
+        with JournalWriter(path, exclusive=True) as writer:
+            writer.append("task_succeeded", task_id="c", output=3)
+            writer.append("task_succeeded", task_id="d", output=4)
+        state = replay(path, "strict")
+        assert state.completed == ("a", "c", "d") and len(state.repairs) == 1
+
+    def test_another_writer_waits_until_it_closes(self, tmp_path: Path) -> None:
+        """A plain writer's append blocks while the exclusive writer is open, then lands
+        after all of its lines, whole."""
+        path = tmp_path / "j.jsonl"
+        ours = JournalWriter(path, exclusive=True, fsync_every=0)
+        ours.append("plan_started", plan_id="p")
+        done = threading.Event()
+
+        def other() -> None:
+            with JournalWriter(path, fsync_every=0) as theirs:
+                theirs.append("task_started", task_id="other")
+            done.set()
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        assert not done.wait(0.3)  # blocked on the file lock
+        ours.append("task_started", task_id="ours")
+        ours.close()
+        thread.join(10)
+        assert done.is_set()
+        assert [e.get("task_id") for e in lines(path)] == [None, "ours", "other"]
+        replay(path, "strict")
