@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 __all__ = [
     "REDACTED",
     "SECRET_HEADERS",
+    "SECRET_QUERY_NAME",
     "credentials",
     "redact",
     "redact_url",
@@ -32,7 +33,8 @@ SECRET_HEADERS = frozenset(
      "openai-organization", "openai-project", "anthropic-organization-id"}
 )  # fmt: skip
 """Headers whose values are credentials or identify an account."""
-_SECRET_QUERY = re.compile(r"key|token|secret|password|sig", re.IGNORECASE)
+SECRET_QUERY_NAME = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
+"""Query parameter names whose values are credentials: never recorded, always redacted."""
 REDACTED = "<REDACTED>"
 
 
@@ -48,7 +50,7 @@ def secrets_of(interactions: list[dict[str, Any]]) -> set[str]:
                         found.update(_values(header, str(item)))
         uri = str((interaction.get("request") or {}).get("uri", ""))
         for key, value in parse_qsl(urlsplit(uri).query):
-            if _SECRET_QUERY.search(key):
+            if SECRET_QUERY_NAME.search(key):
                 found.add(value)
     return {s for s in found if len(s) >= 8}
 
@@ -94,9 +96,9 @@ def redact_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(_SECRET_QUERY.search(k) for k, _ in pairs):
+        if any(SECRET_QUERY_NAME.search(k) for k, _ in pairs):
             query = urlencode(
-                [(k, REDACTED if _SECRET_QUERY.search(k) else v) for k, v in pairs], safe="<>"
+                [(k, REDACTED if SECRET_QUERY_NAME.search(k) else v) for k, v in pairs], safe="<>"
             )
     return urlunsplit(parts._replace(netloc=netloc, query=query))
 
@@ -107,7 +109,7 @@ def url_secrets(url: str) -> set[str]:
         parts = urlsplit(url)
     except ValueError:
         return set()
-    found = {v for k, v in parse_qsl(parts.query) if _SECRET_QUERY.search(k) and v}
+    found = {v for k, v in parse_qsl(parts.query) if SECRET_QUERY_NAME.search(k) and v}
     if parts.password:
         found.add(parts.password)
     elif parts.username and "@" in parts.netloc:

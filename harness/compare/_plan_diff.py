@@ -130,18 +130,20 @@ def _match(base: list[dict[str, Any]], cand: list[dict[str, Any]]) -> dict[str, 
     """base id -> candidate id: same id first, then same (normalised) description."""
     cand_ids = {str(t["id"]) for t in cand}
     pairs = {str(t["id"]): str(t["id"]) for t in base if str(t["id"]) in cand_ids}
-    free = {}
+    taken = set(pairs.values())
+    free: dict[str, str] = {}
     for t in cand:
         cid = str(t["id"])
-        if cid not in pairs.values() and _norm(t.get("description")):
+        if cid not in taken and _norm(t.get("description")):
             free.setdefault(_norm(t.get("description")), cid)
     for t in base:
         bid = str(t["id"])
         if bid in pairs:
             continue
-        cid = free.pop(_norm(t.get("description")), None) if _norm(t.get("description")) else None
-        if cid is not None:
-            pairs[bid] = cid
+        text = _norm(t.get("description"))
+        match = free.pop(text, None) if text else None
+        if match is not None:
+            pairs[bid] = match
     return pairs
 
 

@@ -215,14 +215,19 @@ def _max_drop(s: Summary, base: Baseline, limit: float) -> RuleResult:
 
 
 def _new_failures(s: Summary, base: Baseline) -> RuleResult:
-    pairs = []
+    rule = "no-new-failures"
+    pairs, shared = [], 0
     for (case, model), r in s.cases.iterrows():
         bc = base.cases(str(model)).get(str(case))
+        shared += bool(bc)
         if bc and r["counted"] > 0:
             pairs.append((str(model), str(case), bc, (int(r["passed"]), int(r["counted"]))))
+    if not shared:  # a wrong baseline or renamed cases: passing would gate nothing
+        return RuleResult(
+            rule, False, 1, "no model and case shared with the baseline: nothing to compare"
+        )
     verdict = new_failures(pairs)
     flagged, weaker = verdict.flagged, verdict.weaker
-    rule = "no-new-failures"
     if verdict.failed:
         return RuleResult(
             rule,

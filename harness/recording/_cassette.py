@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import re
 import ssl
 import threading
 import zlib
@@ -23,6 +22,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from harness._atomic import atomic_write_text
 from harness._errors import InputError
 from harness._json import loads
+from harness._redaction import SECRET_QUERY_NAME
 from harness._yaml import SafeLoader, load_yaml_file
 
 __all__ = [
@@ -62,7 +62,6 @@ FILTERED_RESPONSE_HEADERS: tuple[str, ...] = (
 
 _NOISY_PREFIXES = ("x-stainless-",)
 """SDK telemetry headers (OS, runtime, retry count): dropped so cassettes do not churn."""
-_KEYISH = re.compile(r"key|token|secret|passw|auth|sig|credential|session", re.IGNORECASE)
 _MATCH_ON = ("method", "uri", "body")
 
 
@@ -113,7 +112,7 @@ def _strip_request(request: Any) -> Any:
         kept = [
             (k, v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if not _KEYISH.search(k)
+            if not SECRET_QUERY_NAME.search(k)
         ]
         request.uri = urlunsplit(parts._replace(query=urlencode(kept)))
     return request

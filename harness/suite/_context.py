@@ -45,15 +45,23 @@ class MetricSettings:
     """sentence-transformers model for the ``embeddings`` matcher (None: WorfBench's)."""
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any] | None) -> MetricSettings:
-        """Build from the validated ``metrics:`` mapping (or None)."""
+    def from_data(cls, data: Mapping[str, Any] | None, base: Path | None = None) -> MetricSettings:
+        """Build from the validated ``metrics:`` mapping (or None).
+
+        ``embedding_model`` names a model or a saved model folder; a relative folder that
+        exists beside the suite file (``base``) is read from there, like ``reference_file``,
+        whatever the working directory; any other value goes to sentence-transformers as is.
+        """
         data = data or {}
         families = data.get("families")
+        model = data.get("embedding_model")
+        if model and base is not None and (base / model).is_dir():
+            model = str((base / model).resolve())
         return cls(
             families=tuple(families) if families else None,
             dependency=data.get("taskbench_dependency"),
             matcher=data.get("matcher", "text"),
-            embedding_model=data.get("embedding_model"),
+            embedding_model=model,
         )
 
 

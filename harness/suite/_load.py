@@ -98,7 +98,7 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
         rate_limits={k: dict(v) for k, v in data.get("rate_limits", {}).items()},
         models=tuple(_model(m) for m in data["models"]),
         cases=tuple(_case(c, i, base, source) for i, c in enumerate(data["cases"])),
-        metrics=MetricSettings.from_data(data.get("metrics")),
+        metrics=MetricSettings.from_data(data.get("metrics"), base),
     )
 
 

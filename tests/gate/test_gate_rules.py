@@ -492,10 +492,30 @@ class TestNewFailures:
             "no case can show a new failure with 2 baseline sample(s) per case"
         )
 
-    def test_no_shared_case_cannot_show_a_new_failure(self, tmp_path: Path) -> None:
+    def test_no_shared_case_fails_as_max_drop_does(self, tmp_path: Path) -> None:
+        """A baseline whose cases were all renamed (or of another suite) gates nothing: the
+        rule fails with the same message as --max-drop instead of passing vacuously."""
         base = _baseline(_run(tmp_path, "b", {("m", "old"): "ppppp"}))
         run = _run(tmp_path, "r", _single("f", samples=5))
-        rule = _rule(run_gate(run, no_new_failures=True, baseline=base), "no-new-failures")
+        result = run_gate(run, no_new_failures=True, max_drop=0.5, baseline=base)
+        assert result.exit_code == 1
+        rules = {r.rule: r for r in result.rules}
+        for name in ("no-new-failures", "max-drop"):
+            rule = rules[name]
+            assert (rule.ok, rule.exit_code) == (False, 1)
+            assert rule.message == "no model and case shared with the baseline: nothing to compare"
+
+    def test_shared_cases_that_all_errored_now_are_not_called_unshared(
+        self, tmp_path: Path
+    ) -> None:
+        """Shared cases whose samples are all infrastructure errors now: nothing can be shown
+        (the error rule speaks for them), and the message does not blame the baseline."""
+        base = _baseline(_run(tmp_path, "b", _single("ppppp", samples=5)))
+        run = _run(tmp_path, "r", {("m", "c00"): "eeeee"})
+        rule = _rule(
+            run_gate(run, no_new_failures=True, max_infra_errors=5, baseline=base),
+            "no-new-failures",
+        )
         assert rule.ok
         assert rule.message.startswith(
             "no case can show a new failure with 0 baseline sample(s) per case"

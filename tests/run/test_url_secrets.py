@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness._redaction import redact_url
 from harness.testing import FakePlannerServer, make_project
 
@@ -51,6 +53,17 @@ def test_redact_url() -> None:
     assert redact_url("https://host/v1?model=a") == "https://host/v1?model=a"
 
 
+@pytest.mark.parametrize(
+    "name", ["api_key", "key", "access_token", "secret", "passwd", "password", "auth",
+             "authorization", "sig", "signature", "credential", "session_id", "X-Api-Key"],
+)  # fmt: skip
+def test_every_key_like_query_parameter_is_redacted(name: str) -> None:
+    """The names a cassette never records are the names every printed URL redacts: one rule."""
+    assert redact_url(f"https://host/v1?{name}={QUERY_KEY}&model=a") == (
+        f"https://host/v1?{name}=<REDACTED>&model=a"
+    )
+
+
 def test_live_recording_and_reports_hold_no_sentinel(tmp_path: Path) -> None:
     """Record live (answers and a failing call), report, compare: no sentinel anywhere."""
     with FakePlannerServer() as server:
@@ -84,8 +97,9 @@ def test_live_recording_and_reports_hold_no_sentinel(tmp_path: Path) -> None:
     assert "<REDACTED>" in (tmp_path / "run" / "run.json").read_text()
 
 
+@pytest.mark.parametrize("name", ["api_key", "auth"])
 def test_a_key_in_a_query_parameter_or_echoed_by_the_server_reaches_no_file(
-    tmp_path: Path,
+    tmp_path: Path, name: str
 ) -> None:
     """A key in the base_url's query string is sent (the server quotes the request path in
     its 404), and the API key header is quoted back by a 401: neither reaches a cassette,
@@ -97,7 +111,7 @@ def test_a_key_in_a_query_parameter_or_echoed_by_the_server_reaches_no_file(
                 "id": "query",
                 "provider": "openai",
                 "model": "m",
-                "base_url": f"{base}?api_key={QUERY_KEY}",
+                "base_url": f"{base}?{name}={QUERY_KEY}",
                 "retries": 0,
             },
             {"id": "header", "provider": "openai", "model": "m", "base_url": base, "retries": 0},
@@ -117,6 +131,6 @@ def test_a_key_in_a_query_parameter_or_echoed_by_the_server_reaches_no_file(
     assert any(r.headers.get("authorization") == f"Bearer {API_KEY}" for r in sent)
     rows = (tmp_path / "run" / "results.jsonl").read_text()
     assert "Incorrect API key provided: <REDACTED>" in rows  # the 401 was recorded, redacted
-    assert "Invalid URL (POST /v1/?api_key=<REDACTED>" in rows  # the query key went out
+    assert f"Invalid URL (POST /v1/?{name}=<REDACTED>" in rows  # the query key went out
     outputs = [live.stdout, live.stderr, report.stdout, report.stderr]
     assert _leaks(tmp_path, outputs) == []

@@ -90,3 +90,22 @@ class TestReference:
             load_suite(make_project(tmp_path, cases=[case]))
         assert message in caught.value.one_line()
         assert "/cases/0" in caught.value.one_line()
+
+
+def test_embedding_model_folder_beside_the_suite_is_found_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``embedding_model: models/enc`` names the folder beside the suite file, as
+    ``reference_file`` does, when the run starts elsewhere; a model name stays a name."""
+    beside = make_project(
+        tmp_path / "a",
+        extra={"metrics": {"matcher": "embeddings", "embedding_model": "models/enc"}},
+    )
+    (beside.parent / "models" / "enc").mkdir(parents=True)
+    named = make_project(
+        tmp_path / "b",
+        extra={"metrics": {"matcher": "embeddings", "embedding_model": "all-mpnet-base-v2"}},
+    )
+    monkeypatch.chdir(tmp_path)
+    assert load_suite(beside).metrics.embedding_model == str(beside.parent / "models" / "enc")
+    assert load_suite(named).metrics.embedding_model == "all-mpnet-base-v2"
