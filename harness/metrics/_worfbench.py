@@ -135,8 +135,11 @@ def gold_orders(gold: WorfGraph) -> list[tuple[str, ...]]:
     return [tuple(gold.nodes[i] for i in order) for order in _order_ids(gold)]
 
 
+@lru_cache(maxsize=4096)
 def _order_ids(gold: WorfGraph) -> list[tuple[int, ...]]:
-    """``gold_orders`` as node indices (START and END dropped unless the order is listed)."""
+    """``gold_orders`` as node indices (START and END dropped unless the order is listed).
+
+    Cached per gold (callers must not change the list)."""
     count = len(gold.nodes)
     if count >= _LISTED_ORDER_FROM:
         return [tuple(range(count))]
@@ -177,31 +180,33 @@ def _chain(
         notes.append("the prediction has no node: f1_chain 0 (the official script crashes)")
         return 0.0, 0.0, 0.0
     best = (0.0, 0.0, 0.0)
-    sim = _Similarity(matcher, tasks, gold.nodes)
+    sim = _similarity(matcher, tasks, gold.nodes)
     for ids in orders:
         if not ids:
             notes.append("f1_chain not defined: the gold has no node (the official script crashes)")
             return None, None, None
-        mapping = sim.matching([gold.nodes[i] for i in ids], ids)
-        correct = _longest_increasing(mapping)
+        positions = sim.matched_positions(ids)
+        correct = _longest_increasing(positions)
         precision, recall = correct / len(tasks), correct / len(ids)
         f1 = 2 * recall * precision / (recall + precision)
         if f1 > best[2]:
             best = (precision, recall, f1)
+        if correct == sim.most_correct(positions):
+            break  # no later order can count more: the first best one is kept, as above
     return best
 
 
-def _longest_increasing(mapping: Sequence[int]) -> int:
+def _longest_increasing(positions: Sequence[int]) -> int:
     """``t_eval_plan``'s count: the longest run of matched nodes with increasing gold
-    positions, where every node, matched or not, starts a run of 1 (``mapping`` is not empty).
+    positions, where every node, matched or not, starts a run of 1 (the prediction is not
+    empty, so the count is at least 1).
 
     The official double loop is quadratic; patience sorting gives the same length: ``tails[k]``
     is the smallest gold position that ends an increasing run of ``k + 1`` matched nodes."""
     tails: list[int] = []
-    for position in mapping:
-        if position != -1:
-            k = bisect_left(tails, position)
-            tails[k : k + 1] = [position]
+    for position in positions:
+        k = bisect_left(tails, position)
+        tails[k : k + 1] = [position]
     return max(len(tails), 1)
 
 
@@ -209,15 +214,24 @@ def _longest_increasing(mapping: Sequence[int]) -> int:
 def _graph(
     pred: WorfGraph, gold: WorfGraph, matcher: Matcher, notes: list[str]
 ) -> tuple[float, float, float]:
-    mapping = _Similarity(matcher, pred.nodes, gold.nodes).matching(gold.nodes)
-    matched_pred = {i for i, g in enumerate(mapping) if g != -1}
-    matched_gold = {g for g in mapping if g != -1}
-    if not matched_pred:
+    pairs = _similarity(matcher, pred.nodes, gold.nodes).pairs()
+    if not pairs:
         notes.append("no node matched: f1_graph 0 (the official script crashes)")
         return 0.0, 0.0, 0.0
-    gold_edges = {e for e in gold.edges if e[0] in matched_gold and e[1] in matched_gold}
-    public = [e for e in pred.edges if e[0] in matched_pred and e[1] in matched_pred]
-    public = [e for e in public if e in gold_edges]  # raw index pairs, as the official code
+    matched_pred = {i for i, _ in pairs}
+    matched_gold = {g for _, g in pairs}
+    # Raw index pairs, as the official code: a predicted edge between matched predicted nodes
+    # that is also a gold edge between matched gold nodes.
+    gold_edges = _edge_set(gold)
+    public = [
+        e
+        for e in pred.edges
+        if e[0] in matched_pred
+        and e[1] in matched_pred
+        and e[0] in matched_gold
+        and e[1] in matched_gold
+        and e in gold_edges
+    ]
     # Every end of a shared edge is matched on both sides, so the matched predicted nodes and
     # the matched gold nodes have the same components under the shared edges, apart from
     # isolated nodes: one largest component serves both (the official code computes it twice).
@@ -227,31 +241,128 @@ def _graph(
     return precision, recall, 2 * precision * recall / (precision + recall)
 
 
+@lru_cache(maxsize=4096)
+def _edge_set(gold: WorfGraph) -> frozenset[tuple[int, int]]:
+    return frozenset(gold.edges)
+
+
 def _largest_component(edges: Sequence[tuple[int, int]]) -> int:
     """Size of the largest connected component of the undirected graph of ``edges``, 1 when
-    there is no edge (any matched node is a component of its own)."""
-    parent: dict[int, int] = {}
+    there is no edge (any matched node is a component of its own).
 
-    def root(n: int) -> int:
-        while parent.setdefault(n, n) != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
-
+    Each node maps to the member list of its component; joining two components moves the
+    smaller list into the larger one."""
+    members: dict[int, list[int]] = {}
     for a, b in edges:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[ra] = rb
-    sizes: dict[int, int] = {}
-    for n in parent:
-        r = root(n)
-        sizes[r] = sizes.get(r, 0) + 1
-    return max(sizes.values(), default=1)
+        group_a, group_b = members.get(a), members.get(b)
+        if group_a is None and group_b is None:
+            members[a] = members[b] = [a] if a == b else [a, b]
+        elif group_a is None:
+            group_b.append(a)  # type: ignore[union-attr]
+            members[a] = group_b  # type: ignore[assignment]
+        elif group_b is None:
+            group_a.append(b)
+            members[b] = group_a
+        elif group_a is not group_b:
+            if len(group_a) < len(group_b):
+                group_a, group_b = group_b, group_a
+            group_a.extend(group_b)
+            for node in group_b:
+                members[node] = group_a
+    return max(map(len, members.values()), default=1)
 
 
 # -- matching ---------------------------------------------------------------------------------
+def _similarity(
+    matcher: Matcher, pred: Sequence[str], gold: tuple[str, ...]
+) -> _TextSimilarity | _Similarity:
+    """``match_node`` for one prediction against one gold's nodes, in any order of them."""
+    if type(matcher) is TextMatcher:
+        return _TextSimilarity(pred, gold)
+    return _Similarity(matcher, pred, gold)
+
+
+class _TextSimilarity:
+    """``match_node`` with ``TextMatcher``: similarity 1 for equal normalized texts, else 0.
+
+    The candidate graph is then one complete bipartite component per normalized text, and
+    networkx pairs each as it would pair it alone (see ``_matching``): a text that occurs once
+    on each side is a pair, any other is paired by the canonical ``K(a, b)`` pattern, with no
+    graph built. Every order of the gold matches the same number of nodes (``min(a, b)`` per
+    text)."""
+
+    def __init__(self, pred: Sequence[str], gold: tuple[str, ...]) -> None:
+        self._n_pred = len(pred)
+        self._pred_by_text: dict[str, list[int]] = {}
+        for i, text in enumerate(pred):
+            self._pred_by_text.setdefault(normalize_text(text), []).append(i)
+        self._gold_text, gold_by_text = _gold_texts(gold)
+        self._pairs: list[tuple[int, int]] | None = None
+        """Without a repeated text on either side: (predicted node, gold node) of every match,
+        in predicted order (every order of the gold matches these pairs)."""
+        if gold_by_text is not None and len(self._pred_by_text) == len(pred):
+            self._pairs = [
+                (preds[0], gold_by_text[text])
+                for text, preds in self._pred_by_text.items()
+                if text in gold_by_text
+            ]
+
+    def matched_positions(self, ids: Sequence[int]) -> list[int]:
+        """The position in ``ids`` of the gold node each matched predicted node matches, in
+        predicted order (what ``t_eval_plan`` counts from)."""
+        if self._pairs is None:
+            return [j for j in self.matching(ids) if j != -1]
+        position = {g: j for j, g in enumerate(ids)}
+        return [position[g] for _, g in self._pairs if g in position]
+
+    def matching(self, ids: Sequence[int]) -> list[int]:
+        """For each predicted node, the position in ``ids`` (gold nodes by index) it matches,
+        or -1."""
+        mapping = [-1] * self._n_pred
+        if self._pairs is not None:
+            position = {g: j for j, g in enumerate(ids)}
+            for i, g in self._pairs:
+                j = position.get(g)
+                if j is not None:
+                    mapping[i] = j
+            return mapping
+        positions_by_text: dict[str, list[int]] = {}
+        for j, g in enumerate(ids):
+            positions_by_text.setdefault(self._gold_text[g], []).append(j)
+        for text, positions in positions_by_text.items():
+            preds = self._pred_by_text.get(text)
+            if preds is None:
+                continue
+            if len(preds) == 1 and len(positions) == 1:
+                mapping[preds[0]] = positions[0]
+                continue
+            for i, j in _complete_bipartite_pairs(len(preds), len(positions)):
+                mapping[preds[i]] = positions[j]
+        return mapping
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """(predicted node, gold node) of every match against the gold in its own order."""
+        if self._pairs is not None:
+            return self._pairs
+        return [(i, g) for i, g in enumerate(self.matching(range(len(self._gold_text)))) if g != -1]
+
+    def most_correct(self, positions: Sequence[int]) -> int | None:
+        """The most nodes any order can count correct, given one order's matched positions
+        (``t_eval_plan`` counts at least 1)."""
+        return max(len(positions), 1)
+
+
+@lru_cache(maxsize=4096)
+def _gold_texts(gold: tuple[str, ...]) -> tuple[list[str], dict[str, int] | None]:
+    """A gold's normalized node texts, and text -> node when no text repeats (cached: a run
+    scores each reference once per model and sample; callers must not change them)."""
+    texts = [normalize_text(text) for text in gold]
+    by_text = {text: g for g, text in enumerate(texts)}
+    return texts, by_text if len(by_text) == len(texts) else None
+
+
 class _Similarity:
-    """``match_node`` for one prediction against the gold texts in any order.
+    """``match_node`` with any other matcher.
 
     The similarity matrix is computed once. When every node has at most one candidate above
     the threshold, the matching is forced (every candidate pair is taken, as
@@ -263,72 +374,139 @@ class _Similarity:
 
     def __init__(self, matcher: Matcher, pred: Sequence[str], gold: Sequence[str]) -> None:
         self._n_pred = len(pred)
+        self._gold = list(gold)
         self._candidates = _candidates(matcher, pred, list(dict.fromkeys(gold)))
         self._solved: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
         self._forced: dict[frozenset[int], list[tuple[int, int]] | None] = {}
+        self._forced_now = False
 
-    def _forced_pairs(
-        self, gold: Sequence[str], ids: Sequence[int]
-    ) -> list[tuple[int, int]] | None:
+    def _forced_pairs(self, ids: Sequence[int]) -> list[tuple[int, int]] | None:
         """The (predicted node, gold node) candidate pairs when no node of either side has two
         of them (the matching is then every pair), else None. Orders of one gold hold the same
         nodes, so this is decided once for all of them."""
         key = frozenset(ids)
         if key not in self._forced:
-            pairs = [
-                (i, g) for text, g in zip(gold, ids, strict=True) for i, _ in self._candidates[text]
-            ]
+            pairs = [(i, g) for g in ids for i, _ in self._candidates[self._gold[g]]]
             preds, golds = {i for i, _ in pairs}, {g for _, g in pairs}
             unique = len(preds) == len(pairs) == len(golds)
             self._forced[key] = pairs if unique else None
         return self._forced[key]
 
-    def matching(self, gold: Sequence[str], identity: Sequence[int] | None = None) -> list[int]:
-        """For each predicted node, the gold position it matches, or -1.
-
-        ``identity[j]`` names the gold node at position j (default: j), so that orders of one
-        gold share networkx's work.
-        """
-        ids = identity if identity is not None else range(len(gold))
-        forced = self._forced_pairs(gold, ids)
+    def matching(self, ids: Sequence[int]) -> list[int]:
+        """For each predicted node, the position in ``ids`` (gold nodes by index) it matches,
+        or -1. Gold nodes are named by index, so that orders of one gold share networkx's
+        work."""
+        forced = self._forced_pairs(ids)
+        self._forced_now = forced is not None
         mapping = [-1] * self._n_pred
         if forced is not None:
             position = {g: j for j, g in enumerate(ids)}
             for i, g in forced:
                 mapping[i] = position[g]
             return mapping
-        per_gold = [(j, self._candidates[text]) for j, text in enumerate(gold)]
+        per_gold = [(j, self._candidates[self._gold[g]]) for j, g in enumerate(ids)]
         edges = sorted(
             ((i, j, w) for j, cands in per_gold for i, w in cands), key=lambda e: e[0]
         )  # match_node's order: predicted node first, then gold position (sort is stable)
         key = tuple((i, ids[j]) for i, j, _ in edges)
         solved = self._solved.get(key)
         if solved is None:
-            solved = _networkx_matching(tuple((i, ids[j], w) for i, j, w in edges))
+            solved = _matching(tuple((i, ids[j], w) for i, j, w in edges))
             self._solved[key] = solved
-        position = {ids[j]: j for j in range(len(gold))}
+        position = {g: j for j, g in enumerate(ids)}
         for i, g in solved.items():
             mapping[i] = position[g]
         return mapping
+
+    def matched_positions(self, ids: Sequence[int]) -> list[int]:
+        """The position in ``ids`` of the gold node each matched predicted node matches, in
+        predicted order (what ``t_eval_plan`` counts from)."""
+        return [j for j in self.matching(ids) if j != -1]
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """(predicted node, gold node) of every match against the gold in its own order."""
+        return [(i, g) for i, g in enumerate(self.matching(range(len(self._gold)))) if g != -1]
+
+    def most_correct(self, positions: Sequence[int]) -> int | None:
+        """The most nodes any order can count correct when the last matching was forced (the
+        same pairs in every order), else None (weights may pick other pairs in another
+        order)."""
+        return max(len(positions), 1) if self._forced_now else None
 
 
 def _candidates(
     matcher: Matcher, pred: Sequence[str], texts: list[str]
 ) -> dict[str, list[tuple[int, float]]]:
-    """Gold text -> the predicted nodes (in order) whose similarity is above the threshold.
-
-    ``TextMatcher``'s similarity is 1 for equal normalized texts and 0 otherwise, so its
-    candidates are found by looking the normalized texts up, not by filling the whole matrix."""
-    if type(matcher) is TextMatcher:
-        by_text: dict[str, list[tuple[int, float]]] = {}
-        for i, text in enumerate(pred):
-            by_text.setdefault(normalize_text(text), []).append((i, 1.0))
-        return {text: by_text.get(normalize_text(text), []) for text in texts}
+    """Gold text -> the predicted nodes (in order) whose similarity is above the threshold."""
     matrix = matcher.similarity(list(pred), texts) if texts else []
     return {
         text: [(i, row[k]) for i, row in enumerate(matrix) if row[k] > MATCH_THRESHOLD]
         for k, text in enumerate(texts)
     }
+
+
+def _matching(candidates: tuple[tuple[int, int, float], ...]) -> dict[int, int]:
+    """Predicted node -> gold node, exactly as ``networkx.max_weight_matching`` pairs them.
+
+    With unit weights (``TextMatcher``) the candidate graph falls apart into complete bipartite
+    components (one per normalized text). On such a graph, every edge is tight for the whole
+    run of Edmonds' algorithm as networkx implements it: each stage labels every free vertex,
+    searches from the last one first and stops at the first augmenting path, which lies inside
+    one component; a stage without one ends the run. So each component is paired as it would
+    be alone, and a component of ``a`` predicted by ``b`` gold nodes, added predicted node
+    first, is always paired the same way: networkx's pairing of the canonical ``K(a, b)``,
+    computed once per shape. Tested against networkx on random graphs
+    (``tests/metrics/test_worfbench_matching.py``); other graphs go to networkx as they are.
+    """
+    if all(weight == 1.0 for _, _, weight in candidates):
+        components = _complete_components(candidates)
+        if components is not None:
+            out: dict[int, int] = {}
+            for preds, golds in components:
+                for i, j in _complete_bipartite_pairs(len(preds), len(golds)):
+                    out[preds[i]] = golds[j]
+            return out
+    return _networkx_matching(candidates)
+
+
+def _complete_components(
+    candidates: tuple[tuple[int, int, float], ...],
+) -> list[tuple[list[int], list[int]]] | None:
+    """The components of the candidate graph as (predicted nodes, gold nodes) in order of
+    first appearance, when each is complete bipartite and its edges come predicted node
+    first in that order (as ``matching`` adds them); else None."""
+    pred_part: dict[int, int] = {}
+    gold_part: dict[int, int] = {}
+    parts: list[tuple[list[int], list[int], list[tuple[int, int]]]] = []
+    for i, g, _ in candidates:
+        part = pred_part.get(i)
+        other = gold_part.get(g)
+        if part is None:
+            part = other if other is not None else len(parts)
+            if part == len(parts):
+                parts.append(([], [], []))
+            pred_part[i] = part
+            parts[part][0].append(i)
+        elif other is not None and other != part:
+            return None  # an edge joining two parts found so far: not complete bipartite
+        if other is None:
+            gold_part[g] = part
+            parts[part][1].append(g)
+        parts[part][2].append((i, g))
+    out = []
+    for preds, golds, edges in parts:
+        if edges != [(i, g) for i in preds for g in golds]:
+            return None
+        out.append((preds, golds))
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _complete_bipartite_pairs(a: int, b: int) -> tuple[tuple[int, int], ...]:
+    """networkx's matching of ``K(a, b)`` with unit weights, edges added predicted node first:
+    (predicted rank, gold rank) pairs."""
+    matched = _networkx_matching(tuple((i, j, 1.0) for i in range(a) for j in range(b)))
+    return tuple(sorted(matched.items()))
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,117 @@
+"""The fast paths of the metrics give the official numbers: node matching without building a
+networkx graph for the text matcher, and the bit-parallel edit distance. Every workflow and
+tool sequence here is generated from a seed (handwritten generators, no model output)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import networkx as nx
+import pytest
+
+from harness.metrics import (
+    TextMatcher,
+    ToolCatalogue,
+    parse_worfbench,
+    score_worfbench,
+    taskbench_sample,
+)
+from harness.metrics._worfbench import _matching
+from tests.metrics import oracle
+from tests.metrics.perturb import write_workflow
+
+TEXTS = ("Check the result", "check the result.", "Wash hands", "Dry hands", "Go back")
+"""Few texts, two of them equal after normalization: most workflows repeat a node text."""
+
+
+def _random_workflow(rng: random.Random) -> str:
+    n = rng.randint(1, 9)
+    texts = [rng.choice(TEXTS) for _ in range(n)]
+    end = n + 1
+    shape = rng.choice(("chain", "parallel", "dag"))
+    if shape == "chain":
+        edges = [(i, i + 1) for i in range(end)]
+    elif shape == "parallel":
+        edges = [(0, i) for i in range(1, end)] + [(i, end) for i in range(1, end)]
+    else:
+        edges = [(0, 1)] + [(rng.randint(1, j - 1), j) for j in range(2, end)]
+        edges += [(i, end) for i in range(1, end) if all(a != i for a, _ in edges)]
+    return write_workflow(texts, edges)
+
+
+class NetworkxTextMatcher(TextMatcher):
+    """The text matcher's similarities, scored through the general path (networkx's matching
+    on the whole candidate graph, every time)."""
+
+
+def test_repeated_texts_score_as_the_official_formulas() -> None:
+    """150 seeded workflows full of repeated texts: f1_chain and f1_graph equal the oracle's
+    (networkx on the whole graph for every topological order) and the general path's."""
+    rng = random.Random(2026)
+    for _ in range(150):
+        gold_text, pred_text = _random_workflow(rng), _random_workflow(rng)
+        gold, pred = parse_worfbench(gold_text), parse_worfbench(pred_text)
+        assert gold is not None and pred is not None
+        fast = score_worfbench(pred, gold).as_metrics()
+        general = score_worfbench(pred, gold, NetworkxTextMatcher()).as_metrics()
+        assert fast == general, (pred_text, gold_text)
+        p, g = oracle.worf_graph(pred_text), oracle.worf_graph(gold_text)
+        chain, graph = oracle.f1_chain(p, g), oracle.f1_graph(p, g)  # type: ignore[arg-type]
+        assert fast["worfbench.f1_chain"] == pytest.approx(chain[2], abs=1e-12)
+        assert fast["worfbench.f1_graph"] == pytest.approx(graph[2], abs=1e-12)
+
+
+def _networkx_pairs(candidates: Sequence[tuple[int, int, float]]) -> dict[int, int]:
+    graph = nx.Graph()
+    for i, g, weight in candidates:
+        graph.add_edge(i, str(g), weight=weight)
+    pairs = {}
+    for a, b in nx.max_weight_matching(graph):
+        i, g = (a, b) if isinstance(a, int) else (b, a)
+        pairs[i] = int(g)
+    return pairs
+
+
+def test_unit_weight_matching_equals_networkx_on_random_graphs() -> None:
+    """1,000 candidate graphs as ``match_node`` builds them for the text matcher (up to 22
+    nodes a side, up to 8 texts, gold in a shuffled order): the per-component pairing is the
+    pairing networkx gives the whole graph."""
+    rng = random.Random(7)
+    for _ in range(1000):
+        kinds = rng.randint(1, 8)
+        pred = [rng.randrange(kinds) for _ in range(rng.randint(1, 22))]
+        gold = [rng.randrange(kinds) for _ in range(rng.randint(1, 22))]
+        ids = list(range(len(gold)))
+        rng.shuffle(ids)
+        edges = [(i, ids[j], 1.0) for i, p in enumerate(pred) for j, g in enumerate(gold) if p == g]
+        if edges:
+            assert _matching(tuple(edges)) == _networkx_pairs(edges), edges
+
+
+def test_weighted_graphs_still_go_to_networkx() -> None:
+    """With weights other than 1 the pairing is networkx's, which here is not the unit one."""
+    edges = ((0, 0, 0.7), (0, 1, 0.9), (1, 0, 0.8))
+    assert _matching(edges) == _networkx_pairs(edges) == {0: 1, 1: 0}
+
+
+def test_edit_distance_equals_the_indel_programme() -> None:
+    """``ed_ratio`` for 2,000 random tool sequences (repeats, unknown names, empty sides) is
+    the indel dynamic programme's ratio over the tool numbers."""
+    tools = ToolCatalogue(tuple(f"tool {k}" for k in range(6)))
+    numbers = tools.numbers()
+    names = [*tools.names, "not a tool", "another unknown"]
+    rng = random.Random(11)
+    for _ in range(2000):
+        gold = [rng.choice(names[:6]) for _ in range(rng.randint(1, 12))]
+        pred = [rng.choice(names) for _ in range(rng.randint(0, 25))]
+        record = {
+            "task_nodes": [{"task": t, "arguments": []} for t in pred],
+            "task_links": [],
+        }
+        gold_record = {"task_nodes": [{"task": t, "arguments": []} for t in gold], "task_links": []}
+        got = taskbench_sample(record, gold_record, dependency="temporal", catalogue=tools)
+        expected = oracle._indel_ratio(
+            [numbers.get(t, 0) for t in pred], [numbers.get(t, 0) for t in gold]
+        )
+        assert got.ed_ratio == pytest.approx(expected, abs=1e-12), (pred, gold)
