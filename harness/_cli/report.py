@@ -65,10 +65,10 @@ def report_command(
         for warning in loaded.warnings:
             typer.echo(f"planeval: warning: {warning}", err=True)
         base = _baseline_for(loaded, baseline, required=True) if baseline else None
-        files = write_report(loaded, out, baseline=base)
+        files = write_report(loaded, out, baseline=base, processes=2)
     except InputError as exc:
         fail_input(exc)
-    from harness.cost import run_prices, summarize_usage, usage_total_line
+    from harness.cost import run_prices, usage_total_line
     from harness.report._metrics import metric_text_lines
 
     metrics = files.summary.metrics
@@ -86,7 +86,7 @@ def report_command(
                 "run": str(loaded.run_dir),
                 "suite": loaded.suite,
                 "totals": {k: _plain(v) for k, v in total.items()},
-                "usage": summarize_usage(loaded.rows, prices)[1].to_dict(),
+                "usage": loaded.usage[1].to_dict(),
                 "models": [
                     {"model": str(model), **{k: _plain(v) for k, v in row.items()}}
                     for model, row in files.summary.models.iterrows()
@@ -104,7 +104,7 @@ def report_command(
         f"{loaded.suite}: {total['passed']}/{total['counted']} counted results pass ({rate}); "
         f"not counted: {total['missing']} missing, {total['stale']} stale, {total['error']} error"
     )
-    usage = usage_total_line(loaded.rows, prices)
+    usage = usage_total_line(loaded.rows, prices, usage=loaded.usage)
     if usage is not None:
         typer.echo(usage)
     for line in metric_text_lines(metrics):

@@ -69,12 +69,14 @@ def usage_markdown(
     prices: Mapping[str, Price | None],
     *,
     limit: int = 25,
+    usage: tuple[list[UsageSummary], UsageSummary] | None = None,
 ) -> list[str]:
     """The ``### Tokens and cost`` section of summary.md (empty when no row has usage).
 
     At most ``limit`` models are listed (those with the most tokens first), then the total.
+    ``usage``: ``summarize_usage(rows, prices)`` when the caller has it already.
     """
-    summaries, total = summarize_usage(rows, prices)
+    summaries, total = usage or summarize_usage(rows, prices)
     if not total.calls:
         return []
     hidden = max(0, len(summaries) - limit)
@@ -105,12 +107,17 @@ def usage_markdown(
 
 
 def usage_total_line(
-    rows: Iterable[Mapping[str, Any] | Any], prices: Mapping[str, Price | None]
+    rows: Iterable[Mapping[str, Any] | Any],
+    prices: Mapping[str, Price | None],
+    *,
+    usage: tuple[list[UsageSummary], UsageSummary] | None = None,
 ) -> str | None:
     """One sentence on a run's tokens and cost over all models (None when no row has usage):
     ``All models: 1,200 calls with usage, 900,000 input and 150,000 output tokens; cost
-    $1.23, $0.0021 per passing plan (prices of 2026-12-01, https://...).``"""
-    summaries, total = summarize_usage(rows, prices)
+    $1.23, $0.0021 per passing plan (prices of 2026-12-01, https://...).``
+
+    ``usage``: ``summarize_usage(rows, prices)`` when the caller has it already."""
+    summaries, total = usage or summarize_usage(rows, prices)
     if not total.calls:
         return None
     cost = format_usd(total.known_cost)

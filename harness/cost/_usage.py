@@ -122,15 +122,27 @@ def summarize_usage(
     """
     per_model: dict[str, UsageSummary] = {}
     total = UsageSummary(None)
-    for raw in rows:  # one pass, each row's cost computed once for its model and the total
+    total_cost = 0.0  # summed row by row in file order, as one summary of every row would
+    for raw in rows:  # one pass, each row's cost computed once
         if type(raw) is dict or isinstance(raw, Mapping):
             model, status, tokens = str(raw.get("model")), raw.get("status"), raw.get("tokens")
         else:
-            model, status, tokens = str(raw.model), raw.status, raw.tokens
+            model, status, tokens = raw.model, raw.status, raw.tokens
+            if type(model) is not str:
+                model = str(model)
         summary = per_model.get(model)
         if summary is None:
             summary = per_model[model] = UsageSummary(model)
         usd = call_cost(tokens, prices.get(model)) if isinstance(tokens, dict) else None
         summary._count(status == "pass", tokens, usd)
-        total._count(status == "pass", tokens, usd)
+        if usd is not None:
+            total_cost += usd
+    for summary in per_model.values():  # the total is the sum of the models' counts
+        total.rows += summary.rows
+        total.passes += summary.passes
+        total.calls += summary.calls
+        total.unpriced += summary.unpriced
+        for key, value in summary.tokens.items():
+            total.tokens[key] = total.tokens.get(key, 0) + value
+    total.cost = total_cost
     return list(per_model.values()), total

@@ -195,10 +195,14 @@ def _cases(run: LoadedRun) -> pd.DataFrame:
 def _checks(run: LoadedRun) -> pd.DataFrame:
     # Most rows share a handful of check-outcome combinations: count those per model first
     # (one pass over the rows), then spread them over checks.
-    combos = Counter((r.model, tuple(r.checks.items()) if r.checks else ()) for r in run.rows)
+    # (keys, outcomes) rather than items: two tuples a row instead of one per check.
+    combos = Counter(
+        (r.model, tuple(r.checks), tuple(r.checks.values())) if r.checks else (r.model, (), ())
+        for r in run.rows
+    )
     agg: dict[tuple[str, str], list[int]] = {}
-    for (model, items), n in combos.items():
-        for check, outcome in items:
+    for (model, names, outcomes), n in combos.items():
+        for check, outcome in zip(names, outcomes, strict=True):
             if outcome in ("pass", "fail", "warn"):
                 a = agg.setdefault((str(check), str(model)), [0, 0, 0])
                 a[0] += n

@@ -109,7 +109,7 @@ def _usage_line(s: Summary) -> str:
     """Tokens and cost over all models, with the prices' dates (empty without usage)."""
     from harness.cost import run_prices, usage_total_line
 
-    line = usage_total_line(s.run.rows, run_prices(s.run.manifest))
+    line = usage_total_line(s.run.rows, run_prices(s.run.manifest), usage=s.run.usage)
     return f'<p class="meta" id="usage">{escape(line)}</p>' if line else ""
 
 

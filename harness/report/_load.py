@@ -10,9 +10,10 @@ from __future__ import annotations
 import gc
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from sys import intern
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pandas as pd
@@ -22,6 +23,9 @@ from harness._json import json_problem, loads
 from harness.report._columns import ROW_FIELDS
 from harness.report._rows import ROW_DECODER, Row, row_from_dict
 from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, STATUSES, RunManifest
+
+if TYPE_CHECKING:
+    from harness.cost import UsageSummary
 
 __all__ = ["LoadedRun", "load_run", "read_prompts", "resolve_run_dir"]
 
@@ -50,6 +54,14 @@ class LoadedRun:
     def suite(self) -> str:
         """The suite name."""
         return self.manifest.suite
+
+    @cached_property
+    def usage(self) -> tuple[list[UsageSummary], UsageSummary]:
+        """Tokens and cost per model and in total at the run's prices
+        (``harness.cost.summarize_usage``), summed once however many files show them."""
+        from harness.cost import run_prices, summarize_usage
+
+        return summarize_usage(self.rows, run_prices(self.manifest))
 
     @property
     def warnings(self) -> list[str]:

@@ -175,7 +175,7 @@ def _render(s: Summary, limit: int, baseline: Baseline | None) -> str:
             "",
         ]
     out += ["### Pass rate per model", "", *_models(s, limit), ""]
-    out += usage_markdown(run.rows, run_prices(run.manifest), limit=limit)
+    out += usage_markdown(run.rows, run_prices(run.manifest), limit=limit, usage=run.usage)
     out += failing_markdown(s, limit, baseline)
     out += render_metrics_md(s.metrics, limit)
     out += ["### Checks that fail most", "", *_checks(s, min(limit, 15)), ""]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness._atomic import atomic_path, atomic_write_text
+from harness._errors import InfrastructureError
 from harness.report._aggregate import Summary, summarize
 from harness.report._html import render_html
 from harness.report._junit import render_junit, write_csv
@@ -14,6 +17,10 @@ from harness.report._load import LoadedRun, load_run
 from harness.report._markdown import render_summary_md
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
     from harness.gate import Baseline
 
 __all__ = ["ReportFiles", "write_report"]
@@ -36,7 +43,11 @@ class ReportFiles:
 
 
 def write_report(
-    run: LoadedRun | str | Path, out: Path | None = None, *, baseline: Baseline | None = None
+    run: LoadedRun | str | Path,
+    out: Path | None = None,
+    *,
+    baseline: Baseline | None = None,
+    processes: int = 1,
 ) -> ReportFiles:
     """Aggregate a run and write its four report files (into the run folder by default).
 
@@ -44,21 +55,88 @@ def write_report(
         run: the run (or its folder).
         out: the folder to write into (default: the run folder).
         baseline: the suite's baseline: summary.md then lists new regressions first.
+        processes: 2 writes junit.xml and results.csv in a forked copy of this process while
+            this one aggregates and writes summary.md and report.html: the same files, sooner
+            on two cores (``planeval report`` does). The fork is used only where ``fork``
+            exists and this process runs no other thread (forking a threaded process, a
+            notebook kernel say, is unsafe); otherwise everything runs here.
+
+    Raises:
+        OSError: a file could not be written (each file is written whole or not at all).
     """
     loaded = run if isinstance(run, LoadedRun) else load_run(run)
     folder = out or loaded.run_dir
     folder.mkdir(parents=True, exist_ok=True)
-    summary = summarize(loaded)
-    files = ReportFiles(
-        folder / "summary.md",
-        folder / "report.html",
-        folder / "junit.xml",
-        folder / "results.csv",
-        summary,
-    )
-    atomic_write_text(files.summary_md, render_summary_md(summary, baseline=baseline))
-    atomic_write_text(files.report_html, render_html(summary))
-    atomic_write_text(files.junit_xml, render_junit(loaded))
-    with atomic_path(files.results_csv) as tmp:
+    summary_md, report_html = folder / "summary.md", folder / "report.html"
+    junit_xml, results_csv = folder / "junit.xml", folder / "results.csv"
+    tables = _Fork.start(_write_tables, loaded, junit_xml, results_csv) if processes > 1 else None
+    try:
+        summary = summarize(loaded)
+        _write_summary_md(summary, baseline, summary_md)
+        atomic_write_text(report_html, render_html(summary))
+        if tables is None:
+            _write_tables(loaded, junit_xml, results_csv)
+    except BaseException:
+        if tables is not None:
+            tables.wait(reraise=False)
+        raise
+    if tables is not None:
+        tables.wait(reraise=True)
+    return ReportFiles(summary_md, report_html, junit_xml, results_csv, summary)
+
+
+def _write_summary_md(summary: Summary, baseline: Baseline | None, path: Path) -> None:
+    atomic_write_text(path, render_summary_md(summary, baseline=baseline))
+
+
+def _write_tables(loaded: LoadedRun, junit_xml: Path, results_csv: Path) -> None:
+    atomic_write_text(junit_xml, render_junit(loaded))
+    with atomic_path(results_csv) as tmp:
         write_csv(loaded, tmp)
-    return files
+
+
+class _Fork:
+    """A function run in a forked copy of this process; its error, if any, comes back
+    through a pipe and is raised by ``wait``."""
+
+    def __init__(self, process: BaseProcess, conn: Connection, what: str) -> None:
+        self._process, self._conn, self._what = process, conn, what
+
+    @classmethod
+    def start(cls, fn: Callable[..., None], *args: Any) -> _Fork | None:
+        """None where forking is unavailable or unsafe (the caller then runs ``fn`` itself)."""
+        if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return None
+        context = multiprocessing.get_context("fork")
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_fork_main, args=(send, fn, args), daemon=True)
+        process.start()
+        send.close()
+        return cls(process, receive, fn.__name__)
+
+    def wait(self, *, reraise: bool) -> None:
+        try:
+            error = self._conn.recv()
+        except EOFError:
+            self._process.join()
+            error = InfrastructureError(
+                f"the process running {self._what} ended without a word (exit code "
+                f"{self._process.exitcode}); run the report again"
+            )
+        finally:
+            self._conn.close()
+            self._process.join()
+        if error is not None and reraise:
+            raise error
+
+
+def _fork_main(send: Connection, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+    try:
+        fn(*args)
+    except BaseException as exc:  # sent back, to be raised in the parent
+        try:
+            send.send(exc)
+        except Exception:
+            send.send(InfrastructureError(f"{type(exc).__name__}: {exc}"))
+    else:
+        send.send(None)

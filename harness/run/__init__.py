@@ -1,17 +1,16 @@
-"""Runs: evaluating a suite over models and samples, and the records a run writes."""
+"""Runs: evaluating a suite over models and samples, and the records a run writes.
 
-from harness.run._evaluate import (
-    Pending,
-    check_record_mode,
-    evaluate_one,
-    fixtures_root,
-    prepare_one,
-)
+The records (``ResultRow``, ``RunManifest``, statuses) load at once; the evaluation machinery
+(providers, suites, checks) loads on first use, so that reading a run (``planeval report``)
+does not import the providers' SDK glue.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from harness.run._failing import FailingCase, failing_cases
-from harness.run._finish import RESUME_SUFFIX, finish_command
-from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
-from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
-from harness.run._merge import MergeResult, merge_runs
 from harness.run._records import (
     ANSWER_LIMIT,
     COUNTED_STATUSES,
@@ -22,10 +21,49 @@ from harness.run._records import (
     RunManifest,
     Status,
 )
-from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
-from harness.run._shard import Shard, parse_shard
-from harness.run._stop import StopRequest, stop_on_signals
 from harness.run._summary import ModelSummary, count_statuses, summarize
+
+if TYPE_CHECKING:
+    from harness.run._evaluate import (
+        Pending,
+        check_record_mode,
+        evaluate_one,
+        fixtures_root,
+        prepare_one,
+    )
+    from harness.run._finish import RESUME_SUFFIX, finish_command
+    from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
+    from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
+    from harness.run._merge import MergeResult, merge_runs
+    from harness.run._runner import RunInterrupted, RunResult, live_record_mode, run_suite
+    from harness.run._shard import Shard, parse_shard
+    from harness.run._stop import StopRequest, stop_on_signals
+
+_LAZY = {
+    "_evaluate": ("Pending", "check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"),
+    "_finish": ("RESUME_SUFFIX", "finish_command"),
+    "_limits": ("ProviderLimits", "TokenBucket", "limits_from_suite"),
+    "_live": ("Budget", "LiveControls", "LiveStats", "estimate_prompt_tokens"),
+    "_merge": ("MergeResult", "merge_runs"),
+    "_runner": ("RunInterrupted", "RunResult", "live_record_mode", "run_suite"),
+    "_shard": ("Shard", "parse_shard"),
+    "_stop": ("StopRequest", "stop_on_signals"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "ANSWER_LIMIT",

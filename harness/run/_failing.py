@@ -69,10 +69,13 @@ def failing_cases(rows: Iterable[Any]) -> list[FailingCase]:
     failed: dict[tuple[str, str, str], int] = {}
     first: dict[tuple[str, str, str], tuple[int, str]] = {}
     for row in rows:
-        status = _get(row, "status")
+        if type(row) is dict or isinstance(row, Mapping):
+            status, suite, model, case = (row.get(k) for k in ("status", "suite", "model", "case"))
+        else:
+            status, suite, model, case = row.status, row.suite, row.model, row.case
         if status not in _COUNTED:
             continue
-        key = (str(_get(row, "suite")), str(_get(row, "model")), str(_get(row, "case")))
+        key = (str(suite), str(model), str(case))
         counted[key] = counted.get(key, 0) + 1
         if status in _FAILED:
             failed[key] = failed.get(key, 0) + 1
