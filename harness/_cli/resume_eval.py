@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import cast
 
 import typer
 
@@ -68,10 +69,10 @@ def resume_eval_command(
     report, compare and gate like any run.
     """
     from harness._yaml import max_bytes_in_force
-    from harness.execute import CRASH_MODES, resume_eval_suite
+    from harness.execute import CRASH_MODES, CrashMode, resume_eval_suite
     from harness.execute._processes import available_cpus
 
-    modes = tuple(mode) or CRASH_MODES
+    modes = cast("tuple[CrashMode, ...]", tuple(mode)) or CRASH_MODES
     evaluate = functools.partial(
         resume_eval_suite,
         modes=modes,  # checked by resume_eval_suite

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.compare._compare import Comparison, PairedTest
 from harness.compare._flip_detail import FlipDetail, flip_details
@@ -19,6 +19,9 @@ from harness.compare._render import ci_label
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import pct
 from harness.report._html_assets import COMPARE_JS, CSS, GRAPH_JS
+
+if TYPE_CHECKING:
+    from harness.report._rows import Row
 
 __all__ = ["FLIP_LIMIT", "render_compare_html"]
 
@@ -101,8 +104,13 @@ def _items(cls: str, items: list[str]) -> str:
 
 def _flip(i: int, fd: FlipDetail) -> str:
     f, d = fd.flip, fd.diff
-    edge = lambda e: f"{e[0]} → {e[1]}" + (" (needs)" if e[2] == "needs" else "")  # noqa: E731
-    viol = lambda v: f"[{v.get('check')}] {v.get('message', '')}"  # noqa: E731
+
+    def edge(e: tuple[str, str, str]) -> str:
+        return f"{e[0]} → {e[1]}" + (" (needs)" if e[2] == "needs" else "")
+
+    def viol(v: dict[str, Any]) -> str:
+        return f"[{v.get('check')}] {v.get('message', '')}"
+
     lines = (
         _items("add", [f"task added: {x}" for x in d.added])
         + _items("del", [f"task removed: {x}" for x in d.removed])
@@ -117,7 +125,7 @@ def _flip(i: int, fd: FlipDetail) -> str:
     )
     cls = "down" if fd.direction == "pass -> fail" else "up"
 
-    def side(name: str, row: dict[str, Any] | None, counts: str) -> str:
+    def side(name: str, row: Row | None, counts: str) -> str:
         status = row["status"] if row else "no sample"
         detail = (
             f"<div class='note'>{escape(str(row['detail']))}</div>"
@@ -141,10 +149,10 @@ def _flip(i: int, fd: FlipDetail) -> str:
 def _payload(details: list[FlipDetail]) -> str:
     data = [
         {
-            "base": (fd.base_row or {}).get("plan"),
-            "cand": (fd.cand_row or {}).get("plan"),
-            "bv": (fd.base_row or {}).get("violations") or [],
-            "cv": (fd.cand_row or {}).get("violations") or [],
+            "base": fd.base_row.plan if fd.base_row else None,
+            "cand": fd.cand_row.plan if fd.cand_row else None,
+            "bv": (fd.base_row.violations if fd.base_row else None) or [],
+            "cv": (fd.cand_row.violations if fd.cand_row else None) or [],
             "diff": fd.diff.to_dict(),
         }
         for fd in details

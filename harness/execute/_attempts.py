@@ -131,7 +131,7 @@ class AttemptRunner:
                 if not closed:
                     self._idle.append(inbox)
             self._results.put(outcome)
-            outcome = None
+            del outcome  # hold nothing of a finished attempt while idle
             if closed:
                 return
 

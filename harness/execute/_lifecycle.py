@@ -79,9 +79,9 @@ def record_interruption(run: Execution, reason: str, stuck: Attempt | None) -> E
         except queue.Empty:
             break
         token = outcome[0]
-        attempt = run.by_token.pop(token, None)
-        if attempt is not None:
-            run.abandoned_returned(attempt, outcome[1], outcome[2], outcome[3])
+        returned = run.by_token.pop(token, None)
+        if returned is not None:
+            run.abandoned_returned(returned, outcome[1], outcome[2], outcome[3])
     payload: dict[str, Any] = {"plan_id": run.identity, "reason": reason, "running": running}
     if run.abandoned:
         payload["still_running"] = [

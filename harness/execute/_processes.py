@@ -15,6 +15,7 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import TypeVar
 
 __all__ = ["available_cpus", "map_in_processes", "worker_context"]
@@ -72,7 +73,7 @@ def map_in_processes(function: Callable[[T], R], items: Iterable[T], workers: in
 _END = object()
 
 
-def worker_context() -> multiprocessing.context.BaseContext:
+def worker_context() -> SpawnContext | ForkServerContext:
     """Where worker processes come from: the fork server (the executor preloaded), else spawn.
 
     A process started from it costs a fork, not a Python start-up and imports.

@@ -161,7 +161,7 @@ def resume_scenarios(
             plan,
             graph,
             base_agent,
-            reference.outputs if reference.ok else None,
+            dict(reference.outputs) if reference.ok else None,
             max_concurrency,
             fsync_every,
             root,

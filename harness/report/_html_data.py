@@ -138,9 +138,9 @@ def case_payload(
         if tables.full:
             break
         for m, cell in enumerate(grid[case]):
-            for k, i in enumerate(cell):
-                if i is not None and refs[n][m][k] == 0:
-                    refs[n][m][k] = _ref(tables, rows[i])
+            for k, index in enumerate(cell):
+                if index is not None and refs[n][m][k] == 0:
+                    refs[n][m][k] = _ref(tables, rows[index])
     cases = [
         {
             "id": c,

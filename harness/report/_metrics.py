@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.metrics import CONVENTIONS, Convention, TaskbenchSample, taskbench_breakdown
 from harness.report._format import md_cell
 from harness.stats import clustered_mean
+
+if TYPE_CHECKING:
+    from harness.report._rows import RowLike
 
 __all__ = [
     "LOWER_IS_BETTER",
@@ -90,7 +93,7 @@ def _num(x: float) -> float | None:
 
 
 def metric_values(
-    rows: Iterable[dict[str, Any]], convention: Convention
+    rows: Iterable[RowLike], convention: Convention
 ) -> dict[tuple[str, str], list[tuple[str, float]]]:
     """``(model, metric) -> [(case, value), ...]`` under ``convention``: ``zero`` keeps the
     zero-convention values of unparseable rows, ``exclude`` keeps scored rows only."""
@@ -106,7 +109,7 @@ def metric_values(
     return out
 
 
-def metric_report(rows: list[dict[str, Any]]) -> MetricReport | None:
+def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
     """The metrics section of a run's rows, or None when no row was scored."""
     parse: dict[str, list[int]] = {}
     catalogue = 0

@@ -15,13 +15,21 @@ field (a test keeps the two in step); fields of other names are not kept.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
-__all__ = ["FIELD_NAMES", "ROW_DECODER", "Row", "row_from_dict"]
+__all__ = ["FIELD_NAMES", "ROW_DECODER", "Row", "RowLike", "row_from_dict"]
 
 _NULL = msgspec.Raw(b"null")
+
+
+class RowLike(Protocol):
+    """A result row read by name: a results.jsonl dict or a ``Row``."""
+
+    def get(self, key: str, default: Any = None, /) -> Any: ...
+
+    def __getitem__(self, key: str, /) -> Any: ...
 
 
 class Row(msgspec.Struct, kw_only=True, gc=False):
