@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
@@ -50,6 +50,7 @@ MAX_ORDERS = 20
 _LISTED_ORDER_FROM = 10
 """A gold of this many nodes or more (START and END included) is not enumerated."""
 
+_FRAME = frozenset({"START", "END"})
 _NODE = re.compile(r"\d+[:.] (.+)")
 _EDGE = re.compile(r"\(\s*(\d+|START)\s*,\s*(\d+|END)\s*\)")
 
@@ -66,7 +67,7 @@ class WorfGraph:
     @property
     def tasks(self) -> tuple[str, ...]:
         """The node texts without START and END (by name, as ``t_eval_nodes`` filters)."""
-        return tuple(n for n in self.nodes if n not in ("START", "END"))
+        return tuple(n for n in self.nodes if n not in _FRAME)
 
 
 @lru_cache(maxsize=8192)
@@ -120,8 +121,15 @@ def score_worfbench(
     """f1_chain and f1_graph of ``pred`` against ``gold`` (see the module docstring)."""
     matcher = matcher or TextMatcher()
     notes: list[str] = []
-    chain = _chain(pred, gold, matcher, notes)
-    graph = _graph(pred, gold, matcher, notes)
+    tasks = pred.tasks
+    if type(matcher) is TextMatcher:  # each predicted text normalized once for both metrics
+        texts = [normalize_text(text) for text in pred.nodes]
+        task_texts = [t for t, raw in zip(texts, pred.nodes, strict=True) if raw not in _FRAME]
+        chain = _chain(tasks, gold, lambda: _TextSimilarity(task_texts, gold.nodes), notes)
+        graph = _graph(pred, gold, lambda: _TextSimilarity(texts, gold.nodes), notes)
+    else:
+        chain = _chain(tasks, gold, lambda: _Similarity(matcher, tasks, gold.nodes), notes)
+        graph = _graph(pred, gold, lambda: _Similarity(matcher, pred.nodes, gold.nodes), notes)
     return WorfbenchScores(*chain, *graph, notes=tuple(notes))
 
 
@@ -168,19 +176,21 @@ def _first_orders(count: int, edges: tuple[tuple[int, int], ...]) -> list[list[i
 
 
 def _chain(
-    pred: WorfGraph, gold: WorfGraph, matcher: Matcher, notes: list[str]
+    tasks: tuple[str, ...],
+    gold: WorfGraph,
+    similarity: Callable[[], _TextSimilarity | _Similarity],
+    notes: list[str],
 ) -> tuple[float | None, float | None, float | None]:
     try:
         orders = _order_ids(gold)
     except ValueError as exc:
         notes.append(f"f1_chain not defined: {exc} (the official script crashes)")
         return None, None, None
-    tasks = pred.tasks
     if not tasks:
         notes.append("the prediction has no node: f1_chain 0 (the official script crashes)")
         return 0.0, 0.0, 0.0
     best = (0.0, 0.0, 0.0)
-    sim = _similarity(matcher, tasks, gold.nodes)
+    sim = similarity()
     for ids in orders:
         if not ids:
             notes.append("f1_chain not defined: the gold has no node (the official script crashes)")
@@ -212,9 +222,12 @@ def _longest_increasing(positions: Sequence[int]) -> int:
 
 # -- f1_graph ---------------------------------------------------------------------------------
 def _graph(
-    pred: WorfGraph, gold: WorfGraph, matcher: Matcher, notes: list[str]
+    pred: WorfGraph,
+    gold: WorfGraph,
+    similarity: Callable[[], _TextSimilarity | _Similarity],
+    notes: list[str],
 ) -> tuple[float, float, float]:
-    pairs = _similarity(matcher, pred.nodes, gold.nodes).pairs()
+    pairs = similarity().pairs()
     if not pairs:
         notes.append("no node matched: f1_graph 0 (the official script crashes)")
         return 0.0, 0.0, 0.0
@@ -273,15 +286,6 @@ def _largest_component(edges: Sequence[tuple[int, int]]) -> int:
 
 
 # -- matching ---------------------------------------------------------------------------------
-def _similarity(
-    matcher: Matcher, pred: Sequence[str], gold: tuple[str, ...]
-) -> _TextSimilarity | _Similarity:
-    """``match_node`` for one prediction against one gold's nodes, in any order of them."""
-    if type(matcher) is TextMatcher:
-        return _TextSimilarity(pred, gold)
-    return _Similarity(matcher, pred, gold)
-
-
 class _TextSimilarity:
     """``match_node`` with ``TextMatcher``: similarity 1 for equal normalized texts, else 0.
 
@@ -292,20 +296,18 @@ class _TextSimilarity:
     text)."""
 
     def __init__(self, pred: Sequence[str], gold: tuple[str, ...]) -> None:
-        self._n_pred = len(pred)
-        self._pred_by_text: dict[str, list[int]] = {}
-        for i, text in enumerate(pred):
-            self._pred_by_text.setdefault(normalize_text(text), []).append(i)
+        """``pred``: the predicted node texts, normalized (``normalize_text``)."""
+        self._pred = pred
         self._gold_text, gold_by_text = _gold_texts(gold)
         self._pairs: list[tuple[int, int]] | None = None
         """Without a repeated text on either side: (predicted node, gold node) of every match,
         in predicted order (every order of the gold matches these pairs)."""
-        if gold_by_text is not None and len(self._pred_by_text) == len(pred):
-            self._pairs = [
-                (preds[0], gold_by_text[text])
-                for text, preds in self._pred_by_text.items()
-                if text in gold_by_text
-            ]
+        if gold_by_text is not None:
+            node_of = {text: i for i, text in enumerate(pred)}
+            if len(node_of) == len(pred):
+                self._pairs = [
+                    (i, gold_by_text[text]) for text, i in node_of.items() if text in gold_by_text
+                ]
 
     def matched_positions(self, ids: Sequence[int]) -> list[int]:
         """The position in ``ids`` of the gold node each matched predicted node matches, in
@@ -318,7 +320,7 @@ class _TextSimilarity:
     def matching(self, ids: Sequence[int]) -> list[int]:
         """For each predicted node, the position in ``ids`` (gold nodes by index) it matches,
         or -1."""
-        mapping = [-1] * self._n_pred
+        mapping = [-1] * len(self._pred)
         if self._pairs is not None:
             position = {g: j for j, g in enumerate(ids)}
             for i, g in self._pairs:
@@ -329,8 +331,11 @@ class _TextSimilarity:
         positions_by_text: dict[str, list[int]] = {}
         for j, g in enumerate(ids):
             positions_by_text.setdefault(self._gold_text[g], []).append(j)
+        pred_by_text: dict[str, list[int]] = {}
+        for i, text in enumerate(self._pred):
+            pred_by_text.setdefault(text, []).append(i)
         for text, positions in positions_by_text.items():
-            preds = self._pred_by_text.get(text)
+            preds = pred_by_text.get(text)
             if preds is None:
                 continue
             if len(preds) == 1 and len(positions) == 1:
