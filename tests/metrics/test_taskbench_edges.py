@@ -4,6 +4,7 @@ form of a sample. Every record here is handwritten."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 import pytest
@@ -82,6 +83,29 @@ class TestResourceArguments:
             "counts again, as in the official script",
         )
 
+    def test_every_argument_after_an_unusable_one_is_read(self) -> None:
+        gold = {"task_nodes": [{"task": "T", "arguments": ["x.png"]}]}
+        pred = {"task_nodes": [{"task": "T", "arguments": [5, "y.mp3"]}]}
+        got = taskbench_sample(pred, gold, dependency="resource")
+        assert got.pred_arg_values == {"T-image-x.png", "T-audio-y.mp3"}
+
+    def test_an_unusable_gold_argument_is_noted(self) -> None:
+        gold = {"task_nodes": [{"task": "T", "arguments": ["x.png", None]}]}
+        got = taskbench_sample(gold, gold, dependency="resource")
+        assert got.notes[0] == (
+            "gold node 0 argument 1 is unusable (not text: None): the previous argument counts "
+            "again, as in the official script"
+        )
+
+    def test_an_argument_citing_two_nodes_reads_the_first(self) -> None:
+        nodes = [
+            {"task": "a", "arguments": []},
+            {"task": "b", "arguments": []},
+            {"task": "c", "arguments": ["<node-0> and <node-1>"]},
+        ]
+        got = taskbench_sample({"task_nodes": nodes}, {"task_nodes": nodes}, dependency="resource")
+        assert got.gold_links == {("a", "c")} and got.notes == ()
+
     def test_arguments_that_are_not_a_list(self) -> None:
         gold = {"task_nodes": [{"task": "T", "arguments": "x.png"}]}
         with pytest.raises(UnscorableError) as caught:
@@ -135,6 +159,8 @@ class TestUnscorable:
             ({"task_nodes": []}, {"nodes": []}, "the gold has no 'task_nodes' list", "gold"),
             ({"task_nodes": [{"task": "a"}, {"task": 3}]}, temporal(["a"], []),
              "prediction node 1 has no string 'task'", "prediction"),
+            ({"task_nodes": ["a"]}, temporal(["a"], []),
+             "prediction node 0 has no string 'task'", "prediction"),
             ({"task_nodes": [], "task_links": []},
              {"task_nodes": [{"task": "a"}], "task_links": []},
              "gold node 0: arguments must be {name, value} objects", "gold"),
@@ -146,8 +172,8 @@ class TestUnscorable:
             ({"task_nodes": [], "task_links": None}, temporal(["a"], []),
              "the prediction has no 'task_links' list of {source, target}", "prediction"),
         ],
-        ids=["no-nodes", "task-not-text", "gold-no-arguments", "half-argument", "half-link",
-             "links-not-a-list"],
+        ids=["no-nodes", "task-not-text", "node-not-object", "gold-no-arguments",
+             "half-argument", "half-link", "links-not-a-list"],
     )  # fmt: skip
     def test_the_reason_and_the_side(
         self, pred: dict[str, Any], gold: dict[str, Any], message: str, side: str
@@ -165,10 +191,39 @@ class TestUnscorable:
 
 class TestStoredForm:
     def test_link_ends_that_are_not_text(self) -> None:
-        """A number stays a number; a list (unhashable) is kept as its repr."""
-        gold = temporal(["a", "b"], [(3, "b"), (["a"], "b")])
+        """A number stays a number; a list (unhashable) is kept as its repr; at either end."""
+        gold = temporal(["a", "b"], [(3, "b"), (["a"], "b"), ("a", 4), ("a", ["b"])])
         got = taskbench_sample(gold, gold, dependency="temporal")
-        assert got.gold_links == {(3, "b"), ("['a']", "b")}
+        assert got.gold_links == {(3, "b"), ("['a']", "b"), ("a", 4), ("a", "['b']")}
+
+    def test_link_ends_built_in_python_keep_their_value(self) -> None:
+        """A record built in code with a str enum as a tool name links by the name's value."""
+
+        class Tool(StrEnum):
+            A = "a"
+
+        gold = temporal(["a", "b"], [(Tool.A, "b")])
+        got = taskbench_sample(gold, gold, dependency="temporal")
+        assert got.gold_links == {("a", "b")}
+
+    def test_two_empty_plans_have_no_edit_distance(self) -> None:
+        empty = {"task_nodes": [], "task_links": []}
+        got = taskbench_sample(empty, empty, dependency="temporal")
+        assert got.ed_ratio == 1.0 and got.as_metrics() == {"taskbench.edit_distance": 0.0}
+
+    def test_unknown_tools_are_one_symbol_apart_from_the_catalogue(self) -> None:
+        """Every tool outside the catalogue is symbol 0 in the edit distance: two unknown
+        tools are equal there, and an unknown one never equals the first catalogue tool."""
+        catalogue = ToolCatalogue(("search", "email"))
+
+        def ratio(pred: list[str], gold: list[str]) -> float:
+            return taskbench_sample(
+                temporal(pred, []), temporal(gold, []), dependency="temporal", catalogue=catalogue
+            ).ed_ratio
+
+        assert ratio(["fly"], ["swim"]) == 1.0
+        assert ratio(["search"], ["swim"]) == 0.0
+        assert ratio(["swim"], ["search"]) == 0.0
 
     def test_to_dict_and_back(self) -> None:
         gold = temporal(["a", "b"], [("a", "b")], type="chain")
