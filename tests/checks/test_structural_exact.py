@@ -407,6 +407,29 @@ class TestTaskBenchLinks:
              "one)"),
         ]
 
+    def test_a_hand_edited_links_section(self) -> None:
+        """A saved plan whose ``links`` was edited by hand (handwritten): the schema flags the
+        junk, a non-object entry does not hide the links after it, notes that are not an object
+        annotate nothing, a link without ``missing`` is still reported, and a plan with no
+        tools says so."""
+        plan = Plan.from_dict({
+            "tasks": [t("a"), t("b", "a")],
+            "links": {
+                "unresolved": ["junk", {"index": 3, "source": "a", "target": "q"}],
+                "notes": ["/links/unresolved/1"],
+            },
+        })
+        report = check_plan(plan)
+        assert [v.path for v in report.violations if v.check == "schema"] == [
+            "/links/unresolved/0", "/links/notes"]
+        [(task, path, message)] = found(report, "deps_resolve")
+        assert (task, path) == (None, "/links/unresolved/1")
+        assert message.startswith("task_links[3] links 'a' -> 'q', but ")
+        assert message.endswith(
+            "no node of the plan (its tools: none); link tools the plan calls, or add the "
+            "missing node")
+        assert "note:" not in message
+
     def test_notes_only_annotate_their_own_violation(self) -> None:
         report = taskbench([("A", ["x"]), ("A", ["y"]), ("B", ["<node-A>"]), ("C", [])], [])
         isolated = [m for _, _, m in found(report, "isolated_task")]

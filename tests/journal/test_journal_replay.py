@@ -25,17 +25,21 @@ EIGHT_MB = 8 * 1024 * 1024
 
 
 # Each case: the bad bytes put between a good head (2 lines) and a good tail, so the
-# damaged line is line 3, and the reason replay gives for it.
+# damaged line is line 3, and how the reason replay gives for it starts.
 DAMAGE_CASES = [
     pytest.param(b"\x00\xff garbage \x13\x37\n", "invalid UTF-8", id="garbage-bytes"),
     pytest.param(b"this is not json at all\n", "not JSON", id="not-json"),
     pytest.param(b'{"event":"task_started","task_id":"\xc3\x28"}\n', "invalid UTF-8", id="utf8"),
-    pytest.param(event("task_started", task_id=7), "without a string task_id", id="numeric-id"),
-    pytest.param(event("task_failed"), "without a string task_id", id="missing-id"),
-    pytest.param(b"[1, 2, 3]\n", "not a JSON object", id="a-list"),
-    pytest.param(b'{"task_id": "a"}\n', "without a string 'event'", id="no-event"),
-    pytest.param(b'{"event": ["task_started"]}\n', "without a string 'event'", id="list-event"),
-    pytest.param(event("task_started", task_id={"a": 1}), "task_id", id="object-task-id"),
+    pytest.param(event("task_started", task_id=7),
+                 "a task_started event without a string task_id (7)", id="numeric-id"),
+    pytest.param(event("task_failed"),
+                 "a task_failed event without a string task_id (None)", id="missing-id"),
+    pytest.param(b"[1, 2, 3]\n", "not a JSON object (a list)", id="a-list"),
+    pytest.param(b'{"task_id": "a"}\n', "an object without a string 'event' field", id="no-event"),
+    pytest.param(b'{"event": ["task_started"]}\n',
+                 "an object without a string 'event' field", id="list-event"),
+    pytest.param(event("task_started", task_id={"a": 1}),
+                 "a task_started event without a string task_id", id="object-task-id"),
     pytest.param(b"\n", "blank line", id="blank-line"),
     pytest.param(b"   \t \n", "blank line", id="whitespace-line"),
     pytest.param(b"{" + b"x" * EIGHT_MB + b"\n", "not JSON", id="8MB-garbage-line"),
@@ -52,7 +56,7 @@ class TestDamage:
         path.write_bytes(GOOD_HEAD + bad + GOOD_TAIL)
         state = replay(path)
         assert [d.line for d in state.damage] == [3]
-        assert reason in state.damage[0].reason
+        assert state.damage[0].reason.startswith(reason)
         assert len(state.damage[0].excerpt) <= 80
         assert state.completed == ("a",)
         assert state.outputs == {"a": {"n": 1}}

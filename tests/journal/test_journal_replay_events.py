@@ -74,7 +74,7 @@ class TestAttempts:
             started("a", attempt=1), failed("a", attempt=1),
             started("a", attempt=2), failed("a", attempt=2),
             started("b", attempt=1), failed("b", attempt=1),
-            resumed(restored=[], reset_attempts=["a", 7, "ghost"]),
+            resumed(restored=[], reset_attempts=["a", 7, ["b"], "ghost"]),
             started("a", attempt=3),
         )  # fmt: skip
         state = replay(path)
@@ -102,6 +102,14 @@ class TestOutcomes:
         assert (task.status, task.output, task.line) == ("succeeded", {"n": 1}, 3)
         assert task.duration == 2.0 and type(task.duration) is float
         assert task.description == "Fetch"
+
+    def test_a_success_without_output_keeps_its_duration(self, tmp_path: Path) -> None:
+        path = write(tmp_path / "j", ("task_succeeded", {"task_id": "a", "duration": 1.5}))
+        task = replay(path).tasks["a"]
+        assert (task.status, task.output, task.duration) == ("succeeded", None, 1.5)
+
+    def test_a_success_numbered_attempt_0_still_counts_one(self, tmp_path: Path) -> None:
+        assert replay(write(tmp_path / "j", ok("a", attempt=0))).tasks["a"].attempts == 1
 
     def test_a_success_without_output_or_duration(self, tmp_path: Path) -> None:
         task = replay(write(tmp_path / "j", ("task_succeeded", {"task_id": "a"}))).tasks["a"]
@@ -189,6 +197,7 @@ class TestOutcomes:
         assert state.tasks["b"].line == 2 and state.tasks["c"].line == 3
         assert state.tasks["b"].description == "Next"
         assert state.tasks["b"].attempts == 0  # never started
+        assert state.tasks["b"].attempts_since_reset == 0
 
     def test_an_abandoned_attempt_ending_changes_nothing(self, tmp_path: Path) -> None:
         path = write(
@@ -253,6 +262,7 @@ class TestPlanEvents:
     def test_no_plan_event_leaves_the_status_unknown(self, tmp_path: Path) -> None:
         state = replay(write(tmp_path / "j", ok("a")))
         assert state.status is None and state.plan_id is None and state.journal_version is None
+        assert state.plan_hash is None
 
     def test_repairs_are_listed_without_their_event_name(self, tmp_path: Path) -> None:
         path = write(
@@ -358,9 +368,14 @@ class TestRestore:
         state = replay(path)
         assert state.completed == ("old",) and "new" not in state.tasks
 
-    def test_a_rename_to_a_non_string_source_is_ignored(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("source", [1, ["old"]])
+    def test_a_rename_to_a_non_string_source_is_ignored(
+        self, tmp_path: Path, source: Any
+    ) -> None:
         path = write(
-            tmp_path / "j", ok("old"), resumed(restored=["new"], matched_by_description={"new": 1})
+            tmp_path / "j",
+            ok("old"),
+            resumed(restored=["new"], matched_by_description={"new": source}),
         )
         state = replay(path)
         assert state.completed == () and "new" not in state.tasks
@@ -395,8 +410,11 @@ class TestDuplicates:
         assert state.completed == ("b",)
         assert state.tasks["a"].status == "pending" and state.tasks["a"].output is None
         assert [d.line for d in state.damage] == [1, 4, 5]
-        assert "neither output is trusted" in state.damage[1].reason
-        assert "'a'" in state.damage[1].reason
+        assert state.damage[1].reason == (
+            "a second task_succeeded for 'a' with another output after a damaged line: neither"
+            " output is trusted, the task runs again"
+        )
+        assert state.damage[1].excerpt == ""
         assert "duplicate task_succeeded for 'b' (first at line 3)" in state.damage[2].reason
 
     def test_without_damage_a_different_second_output_is_a_duplicate(self, tmp_path: Path) -> None:

@@ -49,6 +49,13 @@ class TestChecksums:
         )
         assert state.events == 1
 
+    def test_lines_after_a_checksum_mismatch_are_still_read(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        changed = OK_A.replace(b'"output":1', b'"output":2')
+        path.write_bytes(HEAD + changed + crc_line("task_succeeded", task_id="b", output=3))
+        state = replay(path)
+        assert state.outputs == {"b": 3} and [d.line for d in state.damage] == [2]
+
     def test_a_plain_line_after_checksummed_ones_is_damage(self, tmp_path: Path) -> None:
         path = tmp_path / "j"
         path.write_bytes(
@@ -74,12 +81,17 @@ class TestChecksums:
         self, tmp_path: Path, version: int
     ) -> None:
         path = tmp_path / "j"
-        path.write_bytes(line("plan_started", plan_id="p", journal_version=version))
-        state = replay(path)
-        assert state.damage[0].reason == (
-            "no checksum, though its journal_version says every line has one"
+        path.write_bytes(
+            line("task_started", task_id="a")
+            + line("plan_started", plan_id="p", journal_version=version)
+            + line("task_succeeded", task_id="a", output=1)
         )
-        assert state.plan_id is None and state.events == 0
+        state = replay(path)
+        assert [(d.line, d.reason) for d in state.damage] == [
+            (2, "no checksum, though its journal_version says every line has one")
+        ]
+        assert state.plan_id is None and state.events == 2
+        assert state.outputs == {"a": 1}  # the lines after it are still read
 
     @pytest.mark.parametrize("version", [1, "2", None, True])
     def test_an_older_or_unversioned_start_needs_no_checksum(
@@ -172,6 +184,66 @@ class TestDamagedLines:
         assert first.excerpt == "x" * 80
         assert second.excerpt == "x" * 79 + "…"
         assert third.excerpt == "é" * 79 + "…"
+
+    def test_an_error_message_of_81_characters_is_cut(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(b"{" + b" " * 999 + b"x\n")
+        reason = replay(path).damage[0].reason
+        assert reason == (
+            "not JSON (Expecting property name enclosed in double quotes: "
+            "line 1 column 1001 (char 100…)"
+        )
+
+    def test_the_excerpt_keeps_trailing_spaces_and_letters(self, tmp_path: Path) -> None:
+        """Only the line break is cut from an excerpt."""
+        path = tmp_path / "j"
+        path.write_bytes(b"not json \t\nTODO FIX\r\n")
+        assert [d.excerpt for d in replay(path).damage] == ["not json \t", "TODO FIX"]
+
+    def test_an_invalid_utf8_excerpt_counts_characters_not_bytes(self, tmp_path: Path) -> None:
+        """80 four-byte characters before the invalid byte: the excerpt is those 80, whole."""
+        path = tmp_path / "j"
+        path.write_bytes("😀".encode() * 80 + b"\xff\n")
+        damage = replay(path).damage[0]
+        assert damage.reason == "invalid UTF-8 at byte 320"
+        assert damage.excerpt == "😀" * 80
+
+    def test_one_character_before_the_object_is_not_json(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(b'x{"event":"task_succeeded","task_id":"a","output":1}\n')
+        state = replay(path)
+        assert state.outputs == {}
+        assert state.damage[0].reason == "not JSON (Expecting value: line 1 column 1 (char 0))"
+
+    def test_a_one_character_line_is_not_json(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(b"x\n" + OK_A)
+        state = replay(path)
+        assert state.damage[0].reason == "not JSON (Expecting value: line 1 column 1 (char 0))"
+        assert state.outputs == {"a": 1}
+
+    def test_a_carriage_return_inside_a_line_is_not_a_line_break(self, tmp_path: Path) -> None:
+        """JSON allows a carriage return between tokens; only \\n ends a journal line."""
+        path = tmp_path / "j"
+        path.write_bytes(b'{"event":"task_succeeded",\r"task_id":"a","output":1}\n')
+        state = replay(path, "strict")
+        assert state.outputs == {"a": 1} and state.events == 1
+
+    def test_the_state_names_the_journal(self, tmp_path: Path) -> None:
+        """Both readers (valid UTF-8, and the binary fallback) give the journal's path."""
+        path = tmp_path / "j"
+        path.write_bytes(OK_A)
+        assert replay(path).path == str(path)
+        path.write_bytes(b"\xff\n" + OK_A)
+        assert replay(path).path == str(path)
+
+    @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
+    def test_a_regular_file_that_cannot_be_read(self) -> None:
+        """/proc/self/mem is a regular file whose first bytes are never readable (EIO)."""
+        with pytest.raises(JournalError) as caught:
+            replay("/proc/self/mem")
+        assert str(caught.value) == "/proc/self/mem: cannot read the journal: Input/output error"
+        assert caught.value.source == "/proc/self/mem"
 
     def test_an_invalid_utf8_line_says_at_which_byte(self, tmp_path: Path) -> None:
         path = tmp_path / "j"
@@ -271,6 +343,51 @@ class TestLastLine:
         assert state.torn_tail is None and state.damage == () and state.events == 1
 
 
+    def test_a_last_start_without_an_attempt_number_counts_one_more(self, tmp_path: Path) -> None:
+        """The gem writes no attempt numbers: the second start, the last line, is attempt 2."""
+        path = tmp_path / "j"
+        path.write_bytes(line("task_started", task_id="a")
+                         + line("task_started", task_id="a").rstrip(b"\n"))  # fmt: skip
+        task = replay(path, "strict").tasks["a"]
+        assert (task.status, task.attempts, task.line) == ("started", 2, 2)
+
+    def test_a_last_start_after_a_failure_shows_the_retry(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(line("task_failed", task_id="a", attempt=1)
+                         + line("task_started", task_id="a", attempt=2).rstrip(b"\n"))  # fmt: skip
+        task = replay(path, "strict").tasks["a"]
+        assert (task.status, task.attempts, task.line) == ("started", 2, 2)
+
+    def test_a_last_start_after_a_success_keeps_the_success(self, tmp_path: Path) -> None:
+        path = tmp_path / "j"
+        path.write_bytes(line("task_succeeded", task_id="a", output=1)
+                         + line("task_started", task_id="a").rstrip(b"\n"))  # fmt: skip
+        state = replay(path, "strict")
+        assert (state.tasks["a"].status, state.tasks["a"].line) == ("succeeded", 1)
+        assert state.outputs == {"a": 1}
+
+    @pytest.mark.parametrize(
+        ("before", "attempt", "expected"),
+        [
+            ([line("task_started", task_id="a", attempt=3)], 2, 3),  # a lower number keeps it
+            ([line("task_started", task_id="a", attempt=1)], 5, 5),  # a higher one raises it
+            ([], None, 1),  # a success alone is one attempt
+        ],
+        ids=["lower", "higher", "alone"],
+    )
+    def test_a_last_success_counts_attempts(
+        self, tmp_path: Path, before: list[bytes], attempt: int | None, expected: int
+    ) -> None:
+        path = tmp_path / "j"
+        fields: dict[str, Any] = {"task_id": "a", "output": 1}
+        if attempt is not None:
+            fields["attempt"] = attempt
+        path.write_bytes(b"".join(before) + line("task_succeeded", **fields).rstrip(b"\n"))
+        state = replay(path, "strict")
+        task = state.tasks["a"]
+        assert (task.status, task.attempts, task.line) == ("succeeded", expected, len(before) + 1)
+        assert state.completed == ("a",)
+
 class TestLineLengthBound:
     def test_an_overlong_line_is_skipped_unread(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -307,6 +424,17 @@ class TestLineLengthBound:
         path.write_bytes(raw + raw.replace(b'"a"', b'"b"'))
         assert replay(path, "strict").completed == ("a", "b")
 
+    def test_an_invalid_utf8_line_of_exactly_the_bound_is_read(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Exactly MAX_LINE bytes with its newline: damaged for its bytes, not for its length."""
+        monkeypatch.setattr(replay_module, "MAX_LINE", 64)
+        path = tmp_path / "j"
+        path.write_bytes(b"\xff" * 63 + b"\n" + line("task_started", task_id="a"))
+        state = replay(path)
+        assert [d.reason for d in state.damage] == ["invalid UTF-8 at byte 0"]
+        assert list(state.tasks) == ["a"]
+
     def test_an_overlong_last_line_ends_the_journal(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -337,8 +465,10 @@ def test_replay_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> N
 
 class TestRefusals:
     def test_a_folder_is_not_a_journal(self, tmp_path: Path) -> None:
-        with pytest.raises(JournalError, match="is a folder, not a journal file"):
+        with pytest.raises(JournalError) as caught:
             replay(tmp_path)
+        assert str(caught.value) == f"{tmp_path}: is a folder, not a journal file"
+        assert caught.value.source == str(tmp_path)
 
     def test_a_pipe_is_not_a_journal(self, tmp_path: Path) -> None:
         fifo = tmp_path / "fifo"
@@ -346,12 +476,17 @@ class TestRefusals:
         with pytest.raises(JournalError, match="not a regular file") as caught:
             require_regular_file(fifo)
         assert caught.value.hint == "name the journal file itself"
+        assert caught.value.what == (
+            "is not a regular file (a device or a pipe never ends), so it is not a journal"
+        )
+        assert caught.value.source == str(fifo)
         with pytest.raises(JournalError, match="not a regular file"):
             require_journal(fifo)
 
     def test_a_missing_file_says_why(self, tmp_path: Path) -> None:
-        with pytest.raises(JournalError, match="cannot read the journal: No such file"):
+        with pytest.raises(JournalError, match="cannot read the journal: No such file") as caught:
             require_regular_file(tmp_path / "none")
+        assert caught.value.source == str(tmp_path / "none")
 
     @pytest.mark.parametrize(
         "content",
@@ -384,4 +519,16 @@ class TestRefusals:
         path.write_bytes(content)
         with pytest.raises(JournalError, match="is not an execution journal") as caught:
             require_journal(path)
-        assert "planeval execute or the agentic gem" in (caught.value.hint or "")
+        assert str(caught.value) == (
+            f"{path}: is not an execution journal (none of its first lines is a journal "
+            "event). Name the journal file (JSONL written by planeval execute or the agentic gem)"
+        )
+        assert caught.value.source == str(path)
+
+    @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
+    def test_a_regular_file_that_cannot_be_read_says_why(self) -> None:
+        """/proc/self/mem is a regular file whose first bytes are never readable (EIO)."""
+        with pytest.raises(JournalError) as caught:
+            require_journal("/proc/self/mem")
+        assert str(caught.value) == "/proc/self/mem: cannot read the journal: Input/output error"
+        assert caught.value.source == "/proc/self/mem"

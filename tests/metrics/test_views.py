@@ -8,6 +8,7 @@ import json
 
 from harness.metrics._views import (
     find_json,
+    infer_dependency,
     plan_to_worfgraph,
     reference_family,
     taskbench_record,
@@ -61,6 +62,15 @@ class TestWorfgraph:
         graph = worfgraph(json.dumps(plan))
         assert graph is not None
         assert graph.nodes == ("START", "Node: 1: x Edge: (START,1) (1,END)", "END")
+
+    def test_json_after_leading_blank_lines_is_still_json(self) -> None:
+        """Blank lines and spaces before the object do not make it a workflow: the nodes are
+        the plan's task, not the Node/Edge text quoted inside it."""
+        plan = {"tasks": [{"id": "a", "description": "Node: 1: x Edge: (START,1) (1,END)"}]}
+        graph = worfgraph("\n  \n  " + json.dumps(plan))
+        assert graph is not None
+        assert graph.nodes == ("START", "Node: 1: x Edge: (START,1) (1,END)", "END")
+        assert reference_family("\n  " + json.dumps(plan)) == ("taskbench", "worfbench")
 
     def test_brace_prose_before_a_workflow(self) -> None:
         """Text that starts with a brace but holds no JSON plan is still read as a workflow."""
@@ -172,3 +182,47 @@ class TestReferenceFamily:
         assert reference_family({"note": 1}) == ()
         assert reference_family("Node: but no edge") == ()
         assert reference_family("prose") == ()
+
+
+class TestInferDependency:
+    """Which TaskBench dependency a gold record uses, from its first argument."""
+
+    def test_name_value_objects_are_temporal(self) -> None:
+        """dailylifeapis: ``{name, value}`` arguments (extra keys allowed) mean temporal."""
+        record = {"task_nodes": [{"task": "t", "arguments": [{"name": "q", "value": "v"}]}]}
+        assert infer_dependency(record) == "temporal"
+        extra = {"name": "q", "value": "v", "type": "str"}
+        assert infer_dependency({"task_nodes": [{"task": "t", "arguments": [extra]}]}) == (
+            "temporal"
+        )
+
+    def test_text_and_incomplete_objects_are_resource(self) -> None:
+        """huggingface / multimedia: plain text or a ``<node-k>`` citation means resource, and
+        so does an object missing ``value``, even when links exist."""
+        links = [{"source": "a", "target": "b"}]
+        text = {"task_nodes": [{"task": "t", "arguments": ["cats.jpg"]}], "task_links": links}
+        assert infer_dependency(text) == "resource"
+        half = {"task_nodes": [{"task": "t", "arguments": [{"name": "q"}]}], "task_links": links}
+        assert infer_dependency(half) == "resource"
+
+    def test_the_first_argument_decides(self) -> None:
+        """Text first then an object: resource; nodes without arguments (or not objects) are
+        passed over until one has an argument."""
+        mixed = [{"task": "t", "arguments": ["<node-0>", {"name": "q", "value": "v"}]}]
+        assert infer_dependency({"task_nodes": mixed}) == "resource"
+        later = [
+            "not a node",
+            {"task": "a"},
+            {"task": "b", "arguments": []},
+            {"task": "c", "arguments": [{"name": "q", "value": "v"}]},
+        ]
+        assert infer_dependency({"task_nodes": later}) == "temporal"
+
+    def test_without_arguments_links_decide(self) -> None:
+        """No argument anywhere: temporal when the record has task links, else resource."""
+        nodes = [{"task": "a"}, {"task": "b", "arguments": None}]
+        links = [{"source": "a", "target": "b"}]
+        assert infer_dependency({"task_nodes": nodes, "task_links": links}) == "temporal"
+        assert infer_dependency({"task_nodes": nodes, "task_links": []}) == "resource"
+        assert infer_dependency({"task_nodes": None, "task_links": links}) == "temporal"
+        assert infer_dependency({}) == "resource"

@@ -74,3 +74,100 @@ class TestThreshold:
         assert at.f1_graph == 0.0
         assert at.recall_chain == pytest.approx(1 / 2)  # every node starts a run of 1
         assert above.f1_graph > 0.0
+
+
+class Table:
+    """A matcher with hand-chosen similarities: equal texts 1.0, listed pairs their value,
+    anything else 0.0 (a stand-in for the embedding model's scores)."""
+
+    name = "table"
+
+    def __init__(self, pairs: dict[tuple[str, str], float]) -> None:
+        self.pairs = pairs
+
+    def similarity(self, pred: Sequence[str], gold: Sequence[str]) -> list[list[float]]:
+        return [[1.0 if p == g else self.pairs.get((p, g), 0.0) for g in gold] for p in pred]
+
+
+CHAIN_AB = "Node:\n1: a\n2: b\nEdge: (START,1) (1,2) (2,END)"
+PRED_XY = "Node:\n1: x\n2: y\nEdge: (START,1) (1,2) (2,END)"
+
+
+class TestGoldWithoutTasks:
+    def test_f1_chain_is_not_defined(self) -> None:
+        """A gold of START and END only: no order has a node to count against."""
+        scores = score_worfbench(graph(GOLD), graph("Node:\nEdge: (START,END)"))
+        assert (scores.precision_chain, scores.recall_chain, scores.f1_chain) == (None,) * 3
+        assert scores.notes == (
+            "f1_chain not defined: the gold has no node (the official script crashes)",
+        )
+
+
+class TestLargestComponent:
+    @pytest.mark.parametrize(
+        "edges",
+        [
+            "(1,1) (START,1) (1,END)",  # a self-loop first: one node, not two
+            # two groups joined, the smaller first; then an edge from a node that joined late
+            "(1,2) (3,2) (4,5) (5,6) (6,7) (3,4) (3,8) (START,1) (8,END)",
+            "(1,2) (2,3) (4,5) (5,6) (6,7) (3,4) (3,8) (START,1) (8,END)",
+            "(4,5) (5,6) (1,2) (2,4) (START,1) (6,END) (3,END) (START,3) (7,8) (8,END) (START,7)",
+        ],
+        ids=["self-loop", "joined-late-source", "joined-late-target", "three-groups"],
+    )
+    def test_a_prediction_equal_to_a_connected_gold_scores_one(self, edges: str) -> None:
+        """Whatever order the edges come in, a prediction equal to its connected gold matches
+        every node and every edge: one component of all of them."""
+        n = max(int(x) for x in edges.replace("START", "0").replace("END", "0")
+                .replace("(", " ").replace(")", " ").replace(",", " ").split())  # fmt: skip
+        text = "Node:\n" + "".join(f"{k}: step {k}\n" for k in range(1, n + 1)) + f"Edge: {edges}"
+        scores = score_worfbench(graph(text), graph(text))
+        assert (scores.precision_graph, scores.recall_graph, scores.f1_graph) == (1.0, 1.0, 1.0)
+
+
+class TestWeightedMatching:
+    """A matcher other than the text one (the embedding model's scores, here handwritten):
+    max_weight_matching picks the pairs, whatever shortcut planeval takes to the same pairs."""
+
+    def test_a_node_similar_to_two_gold_nodes_takes_the_closer(self) -> None:
+        """x is 0.9 like a and 0.7 like b: x pairs with a. Predicted edges (START,x) (x,y)
+        against gold (START,a) (a,b): only (START,1) is shared, a component of 2."""
+        scores = score_worfbench(
+            graph("Node:\n1: x\nEdge: (START,1) (1,END)"), graph(CHAIN_AB),
+            Table({("x", "a"): 0.9, ("x", "b"): 0.7}),
+        )  # fmt: skip
+        assert (scores.precision_graph, scores.recall_graph) == (2 / 3, 2 / 4)
+        assert scores.f1_chain == pytest.approx(2 / 3)  # x matches a: 1 of 1 and 1 of 2
+
+    @pytest.mark.parametrize(
+        ("pairs", "chain"),
+        [
+            ({("x", "a"): 0.9, ("x", "b"): 0.7, ("y", "a"): 0.7, ("y", "b"): 0.9}, 1.0),
+            ({("x", "a"): 0.7, ("x", "b"): 0.9, ("y", "a"): 0.9, ("y", "b"): 0.7}, 0.5),
+        ],
+        ids=["straight", "crossed"],
+    )
+    def test_every_pair_similar_the_weights_decide(
+        self, pairs: dict[tuple[str, str], float], chain: float
+    ) -> None:
+        """Both predicted nodes are like both gold nodes: the heavier pairing wins. Crossed
+        (x like b, y like a) only one node of the chain is in order."""
+        scores = score_worfbench(graph(PRED_XY), graph(CHAIN_AB), Table(pairs))
+        assert scores.f1_chain == pytest.approx(chain)
+
+    @pytest.mark.parametrize(
+        ("pairs", "chain"),
+        [
+            ({("x", "a"): 1.0, ("x", "b"): 1.0, ("y", "b"): 1.0}, 1.0),
+            ({("x", "b"): 1.0, ("y", "a"): 1.0, ("y", "b"): 1.0}, 0.5),
+            ({("x", "a"): 1.0, ("y", "a"): 1.0, ("y", "b"): 1.0}, 1.0),
+        ],
+        ids=["x-a-x-b-y-b", "x-b-y-a-y-b", "x-a-y-a-y-b"],
+    )
+    def test_equal_similarities_that_are_not_every_pair(
+        self, pairs: dict[tuple[str, str], float], chain: float
+    ) -> None:
+        """Similarity 1 on three of the four pairs: the only matching of both nodes is taken,
+        not a pairing of all four as if every pair were similar."""
+        scores = score_worfbench(graph(PRED_XY), graph(CHAIN_AB), Table(pairs))
+        assert scores.f1_chain == pytest.approx(chain)

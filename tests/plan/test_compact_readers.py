@@ -128,6 +128,22 @@ class TestLLMCompilerDetection:
     def test_two_actions_are_detected(self) -> None:
         assert load_plan('1. search("x")\n2. search("y")').task_ids == ("1", "2")
 
+    def test_join_alone_is_detected(self) -> None:
+        """One action that is join(): an LLMCompiler plan with no task."""
+        assert load_plan("Thought: nothing to do\n1. join()").tasks == ()
+
+    def test_detection_reads_the_first_200000_characters(self) -> None:
+        """Auto-detection looks for actions in the first 200,000 characters only: a second
+        action whose closing parenthesis is character 200,001 is not seen, one character
+        earlier it is."""
+        head, tail = '1. search("x")\n', '\n2. search("y")'
+        padding = 200_000 - len(head) - len(tail) + 1
+        late = head + "p" * padding + tail
+        assert late.rindex(")") == 200_000
+        with pytest.raises(NoPlanFoundError):
+            load_plan(late)
+        assert load_plan(head + "p" * (padding - 1) + tail).task_ids == ("1", "2")
+
     def test_join_alone_is_an_empty_plan(self) -> None:
         """The planner decided nothing needs doing: a plan with no task, not an error."""
         assert load_plan("1. join()", format="llmcompiler").tasks == ()
