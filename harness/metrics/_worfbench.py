@@ -68,9 +68,9 @@ class WorfGraph:
     def tasks(self) -> tuple[str, ...]:
         """The node texts without START and END (by name, as ``t_eval_nodes`` filters)."""
         inner = self.nodes[1:-1]
-        if self.nodes[:1] == ("START",) and self.nodes[-1:] == ("END",):
-            if "START" not in inner and "END" not in inner:  # as parse_worfbench frames them
-                return inner
+        framed = self.nodes[:1] == ("START",) and self.nodes[-1:] == ("END",)
+        if framed and "START" not in inner and "END" not in inner:  # as parse_worfbench reads
+            return inner
         return tuple(n for n in self.nodes if n not in _FRAME)
 
 
