@@ -30,9 +30,11 @@ def graph(text: str) -> WorfGraph:
 
 
 class TestWhereTheScriptCrashes:
-    def test_prediction_without_a_node(self) -> None:
-        """No task in the prediction: f1_chain and its precision and recall are 0, noted."""
-        scores = score_worfbench(graph("Node:\nEdge: (START,END)"), graph(GOLD))
+    @pytest.mark.parametrize("matcher", [None, Constant(1.0)], ids=["text", "other"])
+    def test_prediction_without_a_node(self, matcher: Constant | None) -> None:
+        """No task in the prediction: f1_chain and its precision and recall are 0, noted (with
+        the text matcher and with any other)."""
+        scores = score_worfbench(graph("Node:\nEdge: (START,END)"), graph(GOLD), matcher)
         assert (scores.precision_chain, scores.recall_chain, scores.f1_chain) == (0.0, 0.0, 0.0)
         assert scores.notes[0] == (
             "the prediction has no node: f1_chain 0 (the official script crashes)"
@@ -61,6 +63,14 @@ class TestWhereTheScriptCrashes:
     def test_no_node_matched(self) -> None:
         """A matcher that finds nothing similar: f1_graph and its parts 0, noted."""
         scores = score_worfbench(graph(GOLD), graph(GOLD), Constant(0.0))
+        assert (scores.precision_graph, scores.recall_graph, scores.f1_graph) == (0.0, 0.0, 0.0)
+        assert "no node matched: f1_graph 0 (the official script crashes)" in scores.notes
+
+    def test_no_node_matched_by_text(self) -> None:
+        """The text matcher, on a workflow built without START and END (``WorfGraph`` is
+        public) whose one text is nowhere in the gold: f1_graph 0, noted."""
+        pred = WorfGraph(("Paint the fence",), ())
+        scores = score_worfbench(pred, graph(GOLD))
         assert (scores.precision_graph, scores.recall_graph, scores.f1_graph) == (0.0, 0.0, 0.0)
         assert "no node matched: f1_graph 0 (the official script crashes)" in scores.notes
 
