@@ -184,15 +184,17 @@ def taskbench_sample(
         [numbers.get(n, 0) for n in pred_view.names], [numbers.get(n, 0) for n in gold_view.names]
     )
     split = gold.get("type")
+    gold_names, gold_values = gold_view.argument_keys(catalogue)
+    pred_names, pred_values = pred_view.argument_keys(catalogue)
     return TaskbenchSample(
         gold_nodes=frozenset(n for n in gold_view.names if n in numbers),
         pred_nodes=frozenset(n for n in pred_view.names if n in numbers),
         gold_links=frozenset(gold_view.links),
         pred_links=frozenset(pred_view.links),
-        gold_arg_names=frozenset(gold_view.arg_names(catalogue)),
-        pred_arg_names=frozenset(pred_view.arg_names(catalogue)),
-        gold_arg_values=frozenset(gold_view.arg_values(catalogue)),
-        pred_arg_values=frozenset(pred_view.arg_values(catalogue)),
+        gold_arg_names=frozenset(gold_names),
+        pred_arg_names=frozenset(pred_names),
+        gold_arg_values=frozenset(gold_values),
+        pred_arg_values=frozenset(pred_values),
         ed_ratio=ratio,
         split=split if isinstance(split, str) else infer_split(gold_view),
         n_tools=len(gold_view.names),
@@ -208,25 +210,18 @@ class _View:
     """Per node: (name, value) pairs; in resource mode the name is a content type or, for a
     ``<node-k>`` reference, ``("@ref", k's name)`` resolved against the catalogue later."""
 
-    def arg_names(self, catalogue: ToolCatalogue) -> list[str]:
-        return [f"{t}-{self._arg(a, catalogue)[0]}" for t, a in self._pairs()]
-
-    def arg_values(self, catalogue: ToolCatalogue) -> list[str]:
-        out = []
-        for task, arg in self._pairs():
-            name, value = self._arg(arg, catalogue)
-            out.append(f"{task}-{name}-{value}")
-        return out
-
-    def _pairs(self) -> list[tuple[str, tuple[str, Any]]]:
-        return [(t, a) for t, args in zip(self.names, self.arguments, strict=True) for a in args]
-
-    @staticmethod
-    def _arg(arg: tuple[str, Any], catalogue: ToolCatalogue) -> tuple[Any, Any]:
-        name, value = arg
-        if name == "@ref":
-            return catalogue.output_types.get(value, "other"), value
-        return name, value
+    def argument_keys(self, catalogue: ToolCatalogue) -> tuple[list[str], list[str]]:
+        """``task-name`` and ``task-name-value`` of every argument, in order (the strings the
+        official script puts in its argument-name and argument-value sets)."""
+        output_types = catalogue.output_types
+        names, values = [], []
+        for task, args in zip(self.names, self.arguments, strict=True):
+            for name, value in args:
+                if name == "@ref":
+                    name = output_types.get(value, "other")
+                names.append(f"{task}-{name}")
+                values.append(f"{task}-{name}-{value}")
+        return names, values
 
 
 def _view(
@@ -244,28 +239,37 @@ def _view(
     if dependency == "resource":
         return _resource_view(nodes, raw_names, who, notes, last)
     arguments = []
+    prediction = who == "prediction"
     for index, node in enumerate(nodes):
-        args = node.get("arguments", []) if who == "prediction" else node.get("arguments")
-        if not isinstance(args, list) or not all(
-            isinstance(a, dict) and "name" in a and "value" in a for a in args
-        ):
-            raise UnscorableError(
-                f"{who} node {index}: arguments must be {{name, value}} objects", side=who
-            )
-        arguments.append([(a["name"], a["value"]) for a in args])
-    links = record.get("task_links")
-    if not isinstance(links, list) or not all(
-        isinstance(x, dict) and "source" in x and "target" in x for x in links
-    ):
-        raise UnscorableError(f"the {who} has no 'task_links' list of {{source, target}}", side=who)
-    pairs = [
-        (
-            source if type(source := x["source"]) is str else _hashable(source),
-            target if type(target := x["target"]) is str else _hashable(target),
+        args = node.get("arguments", []) if prediction else node.get("arguments")
+        pairs: list[tuple[str, Any]] = []
+        if isinstance(args, list):
+            for a in args:
+                if not (isinstance(a, dict) and "name" in a and "value" in a):
+                    break
+                pairs.append((a["name"], a["value"]))
+            else:
+                arguments.append(pairs)
+                continue
+        raise UnscorableError(
+            f"{who} node {index}: arguments must be {{name, value}} objects", side=who
         )
-        for x in links
-    ]
-    return _View(raw_names, pairs, arguments)
+    links = record.get("task_links")
+    edges: list[tuple[Any, Any]] = []
+    if isinstance(links, list):
+        for x in links:
+            if not (isinstance(x, dict) and "source" in x and "target" in x):
+                break
+            source, target = x["source"], x["target"]
+            edges.append(
+                (
+                    source if type(source) is str else _hashable(source),
+                    target if type(target) is str else _hashable(target),
+                )
+            )
+        else:
+            return _View(raw_names, edges, arguments)
+    raise UnscorableError(f"the {who} has no 'task_links' list of {{source, target}}", side=who)
 
 
 def _resource_view(
@@ -339,15 +343,11 @@ def infer_split(view: _View) -> str:
     if len(view.names) <= 1:
         return "single"
     links = set(view.links)
-    out_degree: dict[str, int] = {}
-    in_degree: dict[str, int] = {}
-    for a, b in links:
-        out_degree[a] = out_degree.get(a, 0) + 1
-        in_degree[b] = in_degree.get(b, 0) + 1
-    path = len(links) == len(view.names) - 1 and all(
-        d <= 1 for d in (*out_degree.values(), *in_degree.values())
-    )
-    return "chain" if path else "dag"
+    if len(links) != len(view.names) - 1:
+        return "dag"
+    # A path: no tool is the source of two links, nor the target of two.
+    sources, targets = {a for a, _ in links}, {b for _, b in links}
+    return "chain" if len(sources) == len(targets) == len(links) else "dag"
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})

@@ -165,6 +165,13 @@ def _order_ids(gold: WorfGraph) -> list[tuple[int, ...]]:
 
 
 @lru_cache(maxsize=4096)
+def _order_positions(gold: WorfGraph) -> list[tuple[tuple[int, ...], dict[int, int]]]:
+    """Each order of ``_order_ids`` with its gold node -> position map (cached per gold;
+    callers must not change them)."""
+    return [(ids, {g: j for j, g in enumerate(ids)}) for ids in _order_ids(gold)]
+
+
+@lru_cache(maxsize=4096)
 def _first_orders(count: int, edges: tuple[tuple[int, int], ...]) -> list[list[int]]:
     """The first 20 orders networkx enumerates (cached: a run scores each reference once per
     model and sample)."""
@@ -186,7 +193,7 @@ def _chain(
     notes: list[str],
 ) -> tuple[float | None, float | None, float | None]:
     try:
-        orders = _order_ids(gold)
+        orders = _order_positions(gold)
     except ValueError as exc:
         notes.append(f"f1_chain not defined: {exc} (the official script crashes)")
         return None, None, None
@@ -195,11 +202,11 @@ def _chain(
         return 0.0, 0.0, 0.0
     best = (0.0, 0.0, 0.0)
     sim = similarity()
-    for ids in orders:
+    for ids, position in orders:
         if not ids:
             notes.append("f1_chain not defined: the gold has no node (the official script crashes)")
             return None, None, None
-        positions = sim.matched_positions(ids)
+        positions = sim.matched_positions(ids, position)
         correct = _longest_increasing(positions)
         precision, recall = correct / len(tasks), correct / len(ids)
         f1 = 2 * recall * precision / (recall + precision)
@@ -304,34 +311,31 @@ class _TextSimilarity:
         self._pred = pred
         self._gold_text, gold_by_text = _gold_texts(gold)
         self._pairs: list[tuple[int, int]] | None = None
-        """Without a repeated text on either side: (predicted node, gold node) of every match,
-        in predicted order (every order of the gold matches these pairs)."""
+        """When no gold text repeats: (predicted node, gold node) of every match, in predicted
+        order. Every order of the gold matches these pairs: a text seen once in the gold and
+        ``a`` times in the prediction is paired by ``K(a, 1)``, whatever the gold node's
+        position."""
         if gold_by_text is not None:
             node_of = {text: i for i, text in enumerate(pred)}
             if len(node_of) == len(pred):
                 self._pairs = [
                     (i, gold_by_text[text]) for text, i in node_of.items() if text in gold_by_text
                 ]
+            else:
+                self._pairs = _pairs_of_repeated_predictions(pred, gold_by_text)
 
-    def matched_positions(self, ids: Sequence[int]) -> list[int]:
-        """The position in ``ids`` of the gold node each matched predicted node matches, in
-        predicted order (what ``t_eval_plan`` counts from)."""
+    def matched_positions(self, ids: Sequence[int], position: dict[int, int]) -> list[int]:
+        """The position in ``ids`` (``position``: gold node -> its position there) of the gold
+        node each matched predicted node matches, in predicted order (what ``t_eval_plan``
+        counts from)."""
         if self._pairs is None:
             return [j for j in self.matching(ids) if j != -1]
-        position = {g: j for j, g in enumerate(ids)}
         return [position[g] for _, g in self._pairs if g in position]
 
     def matching(self, ids: Sequence[int]) -> list[int]:
         """For each predicted node, the position in ``ids`` (gold nodes by index) it matches,
-        or -1."""
+        or -1 (when a gold text repeats: else ``_pairs`` holds the matching)."""
         mapping = [-1] * len(self._pred)
-        if self._pairs is not None:
-            position = {g: j for j, g in enumerate(ids)}
-            for i, g in self._pairs:
-                j = position.get(g)
-                if j is not None:
-                    mapping[i] = j
-            return mapping
         positions_by_text: dict[str, list[int]] = {}
         for j, g in enumerate(ids):
             positions_by_text.setdefault(self._gold_text[g], []).append(j)
@@ -359,6 +363,24 @@ class _TextSimilarity:
         """The most nodes any order can count correct, given one order's matched positions
         (``t_eval_plan`` counts at least 1)."""
         return max(len(positions), 1)
+
+
+def _pairs_of_repeated_predictions(
+    pred: Sequence[str], gold_by_text: dict[str, int]
+) -> list[tuple[int, int]]:
+    """(predicted node, gold node) pairs, in predicted order, when some predicted text repeats
+    and no gold text does: the predicted nodes of one text are paired with its gold node as
+    networkx pairs ``K(a, 1)``."""
+    by_text: dict[str, list[int]] = {}
+    for i, text in enumerate(pred):
+        if text in gold_by_text:
+            by_text.setdefault(text, []).append(i)
+    pairs = []
+    for text, preds in by_text.items():
+        rank = _complete_bipartite_pairs(len(preds), 1)[0][0] if len(preds) > 1 else 0
+        pairs.append((preds[rank], gold_by_text[text]))
+    pairs.sort()
+    return pairs
 
 
 @lru_cache(maxsize=4096)
@@ -427,7 +449,7 @@ class _Similarity:
             mapping[i] = position[g]
         return mapping
 
-    def matched_positions(self, ids: Sequence[int]) -> list[int]:
+    def matched_positions(self, ids: Sequence[int], position: dict[int, int]) -> list[int]:
         """The position in ``ids`` of the gold node each matched predicted node matches, in
         predicted order (what ``t_eval_plan`` counts from)."""
         return [j for j in self.matching(ids) if j != -1]
