@@ -124,12 +124,13 @@ def summarize_usage(
     total = UsageSummary(None)
     total_cost = 0.0  # summed row by row in file order, as one summary of every row would
     for raw in rows:  # one pass, each row's cost computed once
-        if type(raw) is dict or isinstance(raw, Mapping):
-            model, status, tokens = str(raw.get("model")), raw.get("status"), raw.get("tokens")
-        else:
-            model, status, tokens = raw.model, raw.status, raw.tokens
+        if type(raw) is not dict and hasattr(raw, "status"):  # ResultRow, report Row
+            record: Any = raw
+            model, status, tokens = record.model, record.status, record.tokens
             if type(model) is not str:
                 model = str(model)
+        else:
+            model, status, tokens = str(raw.get("model")), raw.get("status"), raw.get("tokens")
         summary = per_model.get(model)
         if summary is None:
             summary = per_model[model] = UsageSummary(model)

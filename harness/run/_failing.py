@@ -41,6 +41,10 @@ class FailingCase:
 
 
 def _get(row: Any, name: str) -> Any:
+    """A field of a results row: a dict (or other mapping) by key, a ``ResultRow`` or a report
+    ``Row`` by attribute (tried first: no abstract-class check per row)."""
+    if type(row) is not dict and hasattr(row, "status"):
+        return getattr(row, name, None)
     return row.get(name) if isinstance(row, Mapping) else getattr(row, name, None)
 
 
@@ -49,8 +53,8 @@ def _first_violation(row: Any) -> str:
         detail = " ".join(str(_get(row, "detail") or "the answer holds no plan").split())
         return f"unparseable: {detail}"
     violations = _get(row, "violations") or []
-    errors = [v for v in violations if isinstance(v, Mapping) and v.get("severity") == "error"]
-    candidates = errors or [v for v in violations if isinstance(v, Mapping)]
+    readable = [v for v in violations if type(v) is dict or isinstance(v, Mapping)]
+    candidates = [v for v in readable if v.get("severity") == "error"] or readable
     if not candidates:
         return "failed (no violation recorded)"
     first = candidates[0]
@@ -69,10 +73,10 @@ def failing_cases(rows: Iterable[Any]) -> list[FailingCase]:
     failed: dict[tuple[str, str, str], int] = {}
     first: dict[tuple[str, str, str], tuple[int, str]] = {}
     for row in rows:
-        if type(row) is dict or isinstance(row, Mapping):
-            status, suite, model, case = (row.get(k) for k in ("status", "suite", "model", "case"))
-        else:
+        if type(row) is not dict and hasattr(row, "status"):
             status, suite, model, case = row.status, row.suite, row.model, row.case
+        else:
+            status, suite, model, case = (row.get(k) for k in ("status", "suite", "model", "case"))
         if status not in _COUNTED:
             continue
         key = (str(suite), str(model), str(case))
