@@ -81,11 +81,15 @@ def parse_worfbench(text: str) -> WorfGraph | None:
     Cached: a run reads each reference once per model and sample."""
     if "Node" not in text:
         return None
-    nodes = ["START", *(m.strip() for m in _NODE.findall(text)), "END"]
+    nodes = [m.strip() for m in _NODE.findall(text)]
+    nodes.insert(0, "START")
+    nodes.append("END")
     end = len(nodes) - 1
     edges = tuple(
-        (0 if a == "START" else int(a), end if b == "END" else int(b))
-        for a, b in _EDGE.findall(text)
+        [
+            (0 if a == "START" else int(a), end if b == "END" else int(b))
+            for a, b in _EDGE.findall(text)
+        ]
     )
     if not edges:
         return None
