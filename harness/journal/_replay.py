@@ -8,18 +8,17 @@ does not write (``plan_started``, ``attempt``, ...) are simply absent.
 
 from __future__ import annotations
 
-import gc
 import json
 import json.scanner
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal
 from zlib import crc32
 
 from harness._errors import JournalError
+from harness._gc import gc_paused
 from harness.journal._events import TASK_EVENTS, checksum_state
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 
@@ -80,19 +79,6 @@ class _Task:
         )
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: a replay allocates millions of objects that form
-    no cycles, and the collections they trigger would otherwise cost a third of its time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class _TaskStates(Mapping[str, TaskState]):
     """Task id -> ``TaskState``, frozen on first access (a million-event replay does not
     pay for records nobody reads)."""
@@ -138,7 +124,7 @@ def replay(path: str | Path, mode: ReplayMode = "tolerant") -> ReplayState:
         raise ValueError(f"mode must be 'tolerant' or 'strict', got {mode!r}")
     source = str(path)
     require_regular_file(path)
-    with _gc_paused():
+    with gc_paused():  # millions of cycle-free objects: collections would cost a third of it
         try:
             # Fast path: the whole file is valid UTF-8, so lines are decoded by the text layer.
             # The first invalid byte sends us back to the start, line by line in binary.
