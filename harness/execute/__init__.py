@@ -2,7 +2,7 @@
 
 from harness.execute._agents import AgentLoadError, demo_agent, load_agent
 from harness.execute._attempts import StopSignal
-from harness.execute._context import Agent, TaskContext, TaskError
+from harness.execute._context import Agent, TaskContext, TaskError, inline_agent
 from harness.execute._executor import DEFAULT_GRACE, DEFAULT_MAX_TOTAL_ATTEMPTS, execute
 from harness.execute._graph import TaskGraph
 from harness.execute._model_agent import make_model_agent, model_agent
@@ -42,6 +42,7 @@ __all__ = [
     "decide_resume",
     "demo_agent",
     "execute",
+    "inline_agent",
     "load_agent",
     "make_model_agent",
     "model_agent",

@@ -109,6 +109,17 @@ class AttemptRunner:
             worker.start()
         inbox.put((agent, context, token))
 
+    def run_inline(self, agent: Agent, context: TaskContext, token: int) -> None:
+        """Run the attempt in this thread, its outcome going to ``results`` as a worker's
+        would: for an agent that declares itself ``inline`` (it returns in microseconds and
+        never blocks), so the two thread wake-ups of a worker are saved. A KeyboardInterrupt
+        raised inside the agent is its attempt's failure and is raised again, so that the
+        execution stops as when it reaches the waiting scheduler."""
+        outcome = _attempt(agent, context, token)
+        self._results.put(outcome)
+        if isinstance(outcome[2], KeyboardInterrupt):
+            raise outcome[2]
+
     def close(self) -> None:
         """Let the idle workers exit, and busy ones once their attempt returns."""
         with self._guard:

@@ -2,7 +2,8 @@
 
 One scheduler thread (the caller's) owns the journal and all bookkeeping; each attempt runs in
 a daemon thread of its own (reused once the attempt returns) and reports back through a queue
-(``_attempts``). Bookkeeping is by counters and heaps, so the overhead per task is O(1)
+(``_attempts``); an ``inline_agent`` with no timeout runs in the scheduler's thread and reports
+through the same queue. Bookkeeping is by counters and heaps, so the overhead per task is O(1)
 amortised (O(log n) heap steps): a task becomes ready when its count of unfinished
 prerequisites drops to zero; ready tasks wait in a heap by topological position (so with one
 slot the order is the plan's topological order); retries and deadlines wait in heaps by time.
@@ -100,6 +101,8 @@ class Execution:
         self.tasks = {t.id: t for t in plan.tasks}
         self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self.runner = AttemptRunner(self.results)
+        self._inline = getattr(agent, "inline", False) is True
+        """The agent runs in this thread when a task has no timeout (see ``inline_agent``)."""
         self.outputs: dict[str, Any] = dict(decision.outputs)
         self.attempts: dict[str, int] = dict(decision.attempts)
         self.spent: dict[str, int] = dict(decision.spent)
@@ -263,6 +266,9 @@ class Execution:
         self.by_token[attempt.token] = attempt
         if attempt.deadline is not None:
             heapq.heappush(self._deadlines, (attempt.deadline, attempt.token))
+        elif self._inline:
+            self.runner.run_inline(self.agent, context, attempt.token)
+            return
         self.runner.run(self.agent, context, attempt.token)
 
     def _exhausted(self, task: Task, spent: int) -> None:
