@@ -31,6 +31,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td code{white-space:nowrap}
 td.w{color:var(--warn)}
 .scroll{overflow-x:auto;max-width:100%}
+.model-block .scroll{max-width:calc(100vw - 160px)}
 .heat td.num{min-width:64px}
 .chip{display:inline-block;min-width:16px;height:16px;line-height:16px;border-radius:3px;border:0;padding:0 2px;
 color:#fff;font-size:11px;text-align:center;margin:0 1px;font-weight:600;font-family:inherit}

@@ -101,3 +101,37 @@ def test_deep_link_opens_the_exact_case_and_sample_in_view(report_url: str) -> N
         assert box is not None and 0 <= box["y"] < 900
         pg.screenshot(path="/tmp/planeval-report.png", full_page=False)
         assert w.console_errors == [] and w.outside_requests == []
+
+
+def test_a_wide_plan_scrolls_in_its_box_and_the_page_does_not(tmp_path: Path) -> None:
+    """A 12-task chain is wider than the window: its graph and task table scroll inside the
+    sample's box, and the page itself never needs a horizontal scroll bar."""
+    import json
+
+    run = make_run(tmp_path / "wide", {("a", "c1"): "p", ("b", "c1"): "p"})
+    path = run / "results.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    chain = [
+        {
+            "id": f"step_{i}_with_a_long_identifier",
+            "description": f"Step {i}: do something described at some length",
+            "depends_on": [f"step_{i - 1}_with_a_long_identifier"] if i else [],
+        }
+        for i in range(12)
+    ]
+    for r in rows:
+        r["plan"] = {**r["plan"], "tasks": chain}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    url = write_report(run).report_html.as_uri()
+    with page(url + "#case=c1&model=a&sample=0") as w:
+        pg = w.page
+        view = pg.locator('.model-block[data-model="a"] .sample-view')
+        assert view.locator("svg.plan-graph").count() == 1
+        widths = pg.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert widths[0] <= widths[1]
+        graph_box = view.locator(".scroll").first
+        inner, outer = graph_box.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert inner > outer  # the graph scrolls inside its box
+        assert w.console_errors == [] and w.outside_requests == []
