@@ -28,31 +28,34 @@ Prices = Mapping[str, "Price | None"]
 """The price of each model id of the frame (None or absent: unknown)."""
 
 
-def _token(key: str) -> Callable[[Row], float]:
-    def get(row: Row) -> float:
-        tokens = row.tokens
-        v = tokens.get(key) if tokens else None
-        return math.nan if v is None else float(v)  # a Row's token counts are numbers or None
+def _token(key: str) -> Callable[[list[Row]], list[float]]:
+    def column(rows: list[Row]) -> list[float]:
+        # A Row's token counts are numbers or None; one comprehension, no call per row.
+        return [
+            math.nan if (v := t.get(key) if (t := r.tokens) else None) is None else float(v)
+            for r in rows
+        ]
 
-    return get
-
-
-def _float(key: str) -> Callable[[Row], float]:
-    def get(row: Row) -> float:
-        v = getattr(row, key)
-        return math.nan if v is None else float(v)  # a Row's numeric fields are typed
-
-    return get
+    return column
 
 
-ROW_FIELDS: dict[str, Callable[[Row], float]] = {
+def _float(key: str) -> Callable[[list[Row]], list[float]]:
+    def column(rows: list[Row]) -> list[float]:
+        # A Row's numeric fields are typed: numbers or None.
+        return [math.nan if (v := getattr(r, key)) is None else float(v) for r in rows]
+
+    return column
+
+
+ROW_FIELDS: dict[str, Callable[[list[Row]], list[float]]] = {
     "latency_ms": _float("latency_ms"),
     "tokens_in": _token("input"),
     "tokens_out": _token("output"),
     "tokens_cached": _token("cached_input"),
     "tokens_cache_write": _token("cache_write_input"),
 }
-"""Numeric frame columns read from each results.jsonl row (NaN when absent)."""
+"""Numeric frame columns, each read from every results.jsonl row at once (NaN where a row has
+no value)."""
 
 
 def number(x: Any, digits: int = 0) -> str:

@@ -19,6 +19,8 @@ from typing import Any, Protocol
 
 import msgspec
 
+from harness.run._records import Status
+
 __all__ = ["FIELD_NAMES", "ROW_DECODER", "Row", "RowLike", "row_from_dict"]
 
 _NULL = msgspec.Raw(b"null")
@@ -39,7 +41,8 @@ class Row(msgspec.Struct, kw_only=True, gc=False):
     case: str
     model: str
     sample: int
-    status: str
+    status: Status
+    """One of ``STATUSES``: msgspec refuses any other while it decodes."""
     checks: dict[str, str] | None = None
     violations: list[Any] | None = None
     task_count: int | None = None
