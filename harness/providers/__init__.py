@@ -10,9 +10,10 @@ through it ``planeval report``) does not import the HTTP and recording machinery
 
 from __future__ import annotations
 
-import importlib
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from harness.providers._anthropic import PLAN_TOOL, AnthropicProvider
@@ -35,21 +36,7 @@ _LAZY = {
     "_openai": ("OpenAIProvider",),
     "_retry": ("RetryPolicy", "parse_retry_after", "with_retries"),
 }
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "PLAN_TOOL",

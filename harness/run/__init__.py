@@ -7,9 +7,9 @@ does not import the providers' SDK glue.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from harness._lazy import lazy_attributes
 from harness.run._failing import FailingCase, failing_cases
 from harness.run._records import (
     ANSWER_LIMIT,
@@ -49,21 +49,7 @@ _LAZY = {
     "_shard": ("Shard", "parse_shard"),
     "_stop": ("StopRequest", "stop_on_signals"),
 }
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "ANSWER_LIMIT",
