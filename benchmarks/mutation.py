@@ -53,10 +53,16 @@ def default_tests(module: str) -> list[str]:
 
 def copy_repository(target: Path) -> None:
     """Copy every file git knows (tracked, or untracked and not ignored) into ``target``."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -78,29 +84,48 @@ def narrow_config(
     for node in deselect or ():
         config["pytest_add_cli_args"] = [*config.get("pytest_add_cli_args", []), "--deselect", node]
     body = "".join(f"{key} = {json.dumps(value)}\n" for key, value in config.items())
-    pyproject.write_text(text[: section.start()] + "[tool.mutmut]\n" + body + text[section.end():])
+    pyproject.write_text(text[: section.start()] + "[tool.mutmut]\n" + body + text[section.end() :])
 
 
 def mutated_line(diff: str) -> tuple[str, str]:
     """The first removed and added lines of ``mutmut show``'s diff, stripped."""
-    before = next((ln[1:].strip() for ln in diff.splitlines()
-                   if ln.startswith("-") and not ln.startswith("---")), "")
-    after = next((ln[1:].strip() for ln in diff.splitlines()
-                  if ln.startswith("+") and not ln.startswith("+++")), "")
+    before = next(
+        (
+            ln[1:].strip()
+            for ln in diff.splitlines()
+            if ln.startswith("-") and not ln.startswith("---")
+        ),
+        "",
+    )
+    after = next(
+        (
+            ln[1:].strip()
+            for ln in diff.splitlines()
+            if ln.startswith("+") and not ln.startswith("+++")
+        ),
+        "",
+    )
     return before, after
 
 
 def survivors(workdir: Path, env: dict[str, str]) -> list[Survivor]:
     """Every surviving mutant with the line it changed."""
-    listing = subprocess.run(["mutmut", "results"], cwd=workdir, env=env, capture_output=True,
-                             text=True, check=True).stdout
+    listing = subprocess.run(
+        ["mutmut", "results"], cwd=workdir, env=env, capture_output=True, text=True, check=True
+    ).stdout
     found = []
     for line in listing.splitlines():
         name, _, status = line.strip().rpartition(": ")
         if status != "survived":
             continue
-        diff = subprocess.run(["mutmut", "show", name], cwd=workdir, env=env,
-                              capture_output=True, text=True, check=True).stdout
+        diff = subprocess.run(
+            ["mutmut", "show", name],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         function = re.sub(r"__mutmut_\d+$", "", name.rsplit(".", 1)[-1]).replace("xǁ", "")
         found.append(Survivor(name, function.replace("ǁ", "."), *mutated_line(diff)))
     return found
@@ -117,6 +142,7 @@ def load_equivalents(module: str) -> list[dict[str, Any]]:
 def is_equivalent(survivor: Survivor, accepted: list[dict[str, Any]]) -> bool:
     """True when an entry names this survivor's function, line and change (``function`` and
     ``after`` may be lists: one reason that covers several mutants)."""
+
     def listed(value: str | list[str]) -> list[str]:
         return [v.strip() for v in ([value] if isinstance(value, str) else value)]
 
@@ -155,14 +181,20 @@ def main() -> int:
         workdir = Path(tmp)
         copy_repository(workdir)
         narrow_config(workdir / "pyproject.toml", module, tests, args.deselect)
-        run = subprocess.run(["mutmut", "run", "--max-children", str(args.max_children)],
-                             cwd=workdir, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+        run = subprocess.run(
+            ["mutmut", "run", "--max-children", str(args.max_children)],
+            cwd=workdir,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         if run.returncode != 0:
             print(f"mutation: mutmut run failed:\n{run.stderr[-2000:]}", file=sys.stderr)
             return 2
-        subprocess.run(["mutmut", "export-cicd-stats"], cwd=workdir, env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["mutmut", "export-cicd-stats"], cwd=workdir, env=env, check=True, capture_output=True
+        )
         stats = json.loads((workdir / "mutants" / "mutmut-cicd-stats.json").read_text())
         left = survivors(workdir, env)
     accepted = load_equivalents(module)

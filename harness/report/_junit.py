@@ -19,7 +19,7 @@ __all__ = ["render_junit", "write_csv"]
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-_SPECIAL = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff<>&"\'\n\r\t]')
+_SPECIAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff<>&\"'\n\r\t]")
 
 
 def _x(text: Any) -> str:

@@ -369,9 +369,7 @@ class TestRestore:
         assert state.completed == ("old",) and "new" not in state.tasks
 
     @pytest.mark.parametrize("source", [1, ["old"]])
-    def test_a_rename_to_a_non_string_source_is_ignored(
-        self, tmp_path: Path, source: Any
-    ) -> None:
+    def test_a_rename_to_a_non_string_source_is_ignored(self, tmp_path: Path, source: Any) -> None:
         path = write(
             tmp_path / "j",
             ok("old"),

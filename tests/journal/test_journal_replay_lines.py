@@ -337,7 +337,6 @@ class TestLastLine:
         state = replay(path, "strict")
         assert state.torn_tail is None and state.damage == () and state.events == 1
 
-
     def test_a_last_start_without_an_attempt_number_counts_one_more(self, tmp_path: Path) -> None:
         """The gem writes no attempt numbers: the second start, the last line, is attempt 2."""
         path = tmp_path / "j"
@@ -382,6 +381,7 @@ class TestLastLine:
         task = state.tasks["a"]
         assert (task.status, task.attempts, task.line) == ("succeeded", expected, len(before) + 1)
         assert state.completed == ("a",)
+
 
 class TestLineLengthBound:
     def test_an_overlong_line_is_skipped_unread(

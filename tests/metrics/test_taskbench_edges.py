@@ -21,8 +21,10 @@ def resource_arg_names(argument: Any) -> frozenset[str]:
 EXTENSIONS = [
     *(("image", e) for e in ("jpg", "png", "jpeg", "gif", "bmp", "tiff", "svg", "ico")),
     *(("audio", e) for e in ("mp3", "wav", "wma", "ogg", "aac", "flac", "aiff", "au")),
-    *(("video", e)
-      for e in ("mp4", "avi", "mov", "flv", "wmv", "mkv", "webm", "m4v", "mpg", "mpeg")),
+    *(
+        ("video", e)
+        for e in ("mp4", "avi", "mov", "flv", "wmv", "mkv", "webm", "m4v", "mpg", "mpeg")
+    ),
 ]
 
 

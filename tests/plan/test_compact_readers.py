@@ -91,8 +91,12 @@ class TestHuggingGPTFields:
         plan = _hugginggpt(
             {"task": "a", "id": 0, "dep": [-1]},
             {"task": "b", "id": 1, "dep": [-1]},
-            {"task": "c", "id": 2, "dep": [0, 1],
-             "args": [5, "plain", "<GENERATED>-0 and <GENERATED-1>"]},
+            {
+                "task": "c",
+                "id": 2,
+                "dep": [0, 1],
+                "args": [5, "plain", "<GENERATED>-0 and <GENERATED-1>"],
+            },
         )
         assert plan.task("2").needs == (Need("arg2", "0"), Need("arg2", "1"))
 

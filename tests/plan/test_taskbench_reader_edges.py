@@ -91,7 +91,9 @@ class TestCitations:
     def test_a_citation_beyond_the_plan_does_not_hide_the_next(self) -> None:
         plan = read({"task_nodes": [node("a"), node("b", "<node-5> <node-0>")]})
         assert needs(plan, 1) == [
-            {"name": "arg0", "task": "node-5"}, {"name": "arg0", "task": "node-0"}]
+            {"name": "arg0", "task": "node-5"},
+            {"name": "arg0", "task": "node-0"},
+        ]
         assert plan["tasks"][1]["depends_on"] == ["node-0"]
 
     def test_an_argument_name_that_is_not_text_is_positional(self) -> None:

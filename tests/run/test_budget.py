@@ -88,8 +88,13 @@ class TestMaxCost:
         result = CliRunner().invoke(
             app,
             [
-                "run", str(path), "--live", "--concurrency", "1",
-                "--max-cost", f"{2.5 * per_call:.10f}",
+                "run",
+                str(path),
+                "--live",
+                "--concurrency",
+                "1",
+                "--max-cost",
+                f"{2.5 * per_call:.10f}",
             ],
             env=KEY,
         )

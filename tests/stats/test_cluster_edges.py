@@ -91,8 +91,12 @@ class TestBounds:
         """Several groups in one call: each gets its own interval, an empty one NaN."""
         one = ClusterSums.of_cases([5, 0, 3], [5, 5, 5])
         two = ClusterSums.of_cases([1, 1, 1], [2, 2, 2])
-        both = ClusterSums(*(np.concatenate([getattr(one, f), getattr(two, f), [0.0]])
-                             for f in ("cases", "passed", "counted", "yy", "ym", "mm")))
+        both = ClusterSums(
+            *(
+                np.concatenate([getattr(one, f), getattr(two, f), [0.0]])
+                for f in ("cases", "passed", "counted", "yy", "ym", "mm")
+            )
+        )
         low, high = cluster_wilson(both)
         assert float(low[0]) == pytest.approx(float(cluster_wilson(one)[0][0]), abs=1e-12)
         assert float(high[1]) == pytest.approx(wilson_interval(3, 6)[1], abs=1e-12)

@@ -31,7 +31,12 @@ class TestMcNemarBranch:
         cand = ones(20) + [0] * 15 + [1] * 5
         r = paired_test(base, ones(40), cand, ones(40))
         assert (r.method, r.cases, r.pass_to_fail, r.fail_to_pass, r.alpha) == (
-            "mcnemar-exact", 40, 0, 5, 0.05)
+            "mcnemar-exact",
+            40,
+            0,
+            5,
+            0.05,
+        )
         assert (r.base_rate, r.cand_rate) == (0.5, 0.625)
         assert r.p_value == pytest.approx(0.0625, abs=1e-15)
         assert r.low == pytest.approx((2 * 0.025 ** (1 / 5) - 1) * 5 / 40, abs=1e-12)
