@@ -12,7 +12,10 @@ the agent's own call log:
   in the journal (``task_started`` after ``task_succeeded`` for the same task);
 - the final journal replays strictly and completed.
 
-Run:  python benchmarks/soak_kill.py [--kills 500] [--seed 1] [--dir DIR]
+Run:  python benchmarks/soak_kill.py [--kills 500] [--seed 1] [--dir DIR] [--inline]
+
+``--inline`` marks the soak agent ``inline_agent`` (no timeout is set, so its attempts run in
+the executor's own thread): the kills then land while the executor itself runs the agent.
 """
 
 from __future__ import annotations
@@ -38,9 +41,10 @@ import os
 import random
 import time
 
-from harness.execute import demo_agent
+from harness.execute import demo_agent, inline_agent
 
 
+@inline_agent if os.environ.get("SOAK_INLINE") == "1" else (lambda f: f)
 def agent(context):
     fd = os.open(os.environ["SOAK_LOG"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     os.write(fd, (context.task.id + "\\n").encode())
@@ -159,7 +163,13 @@ def main() -> None:
     parser.add_argument("--per-plan", type=int, default=4, help="kills per plan before the end")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument(
+        "--inline",
+        action="store_true",
+        help="mark the soak agent inline_agent: attempts run in the executor's thread",
+    )
     args = parser.parse_args()
+    os.environ["SOAK_INLINE"] = "1" if args.inline else "0"  # read by the agent file
     root = Path(tempfile.mkdtemp(prefix="soak_kill_", dir=args.dir))
     soak = Soak(root, args.seed)
     combos = [(s, c) for s in ("chain", "wide", "diamond", "random") for c in (1, 2, 4)]
@@ -171,7 +181,9 @@ def main() -> None:
         soak.plan_round(name, concurrency, wanted, index)
         index += 1
     f = soak.figures
+    where = "in the executor's thread (inline)" if args.inline else "in worker threads"
     print(f"soak_kill: seed {args.seed}, {time.monotonic() - began:.0f}s, journals in {root}")
+    print(f"agent attempts ran {where}")
     print(f"trials (plans x shapes/concurrencies): {f['plans']} plans, {f['runs']} runs")
     print(f"kills: {f['kills']}  (runs that finished before their kill: "
           f"{f['finished before the kill']})")  # fmt: skip
