@@ -47,6 +47,22 @@ class TestLine:
         assert len(crc) == 8 and crc.startswith("0")
         assert checksum_state(found.decode()[:-1]) == "ok"
 
+    def test_numbers_are_spelled_by_the_fast_writer_unless_a_value_needs_the_json_module(
+        self,
+    ) -> None:
+        """A line of plain JSON values is written by msgspec (several times faster), which
+        spells 1e-05 as 0.00001 and 1e16 as 1e16; a line holding a value only the json module
+        writes (here a tuple) is written whole by it, with its spelling. Both read back equal."""
+        fast = encode_event("task_succeeded", {"duration": 1e-05, "output": [1e16]})
+        assert fast.startswith(b'{"event":"task_succeeded","at":"')
+        assert b',"duration":0.00001,"output":[1e16],"crc32":"' in fast
+        strict = encode_event("task_succeeded", {"duration": 1e-05, "output": (1e16,)})
+        assert b',"duration":1e-05,"output":[1e+16],"crc32":"' in strict
+        for raw in (fast, strict):
+            entry = json.loads(raw)
+            assert (entry["duration"], entry["output"]) == (1e-05, [1e16])
+            assert checksum_state(raw.decode()[:-1]) == "ok"
+
     def test_a_lone_surrogate_is_escaped_and_the_line_stays_valid(self) -> None:
         raw = encode_event("task_succeeded", {"task_id": "a", "output": "x\ud800é"})
         raw.decode("utf-8")  # valid UTF-8
