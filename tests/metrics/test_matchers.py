@@ -139,6 +139,7 @@ class TestEmbeddingMatcher:
             (ValueError("No model\n  in  models/x...."), "No model in models/x"),
             (OSError("x" * 250), "x" * 200),
             (OSError("y" * 199 + "..."), "y" * 199),  # cut to 200 first, then the dots go
+            (OSError("no model named MAX"), "no model named MAX"),  # only full stops go
         ],
     )
     def test_a_model_that_does_not_load_is_one_clear_line(
