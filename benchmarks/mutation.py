@@ -176,7 +176,10 @@ def main() -> int:
         print("mutation: mutmut is not installed; pip install -e '.[dev]'", file=sys.stderr)
         return 2
     tests = args.tests or default_tests(module)
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # One OpenMP thread: mutmut forks a child per mutant, and a child of a process whose torch
+    # thread pool has started hangs in it until mutmut's CPU limit (a "timeout", counted as
+    # killed) when the embeddings matcher's tests run.
+    env = {"OMP_NUM_THREADS": "1", **os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory(prefix="planeval-mutation-") as tmp:
         workdir = Path(tmp)
         copy_repository(workdir)

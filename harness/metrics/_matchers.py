@@ -117,6 +117,7 @@ class EmbeddingMatcher:
         """Cosine similarity clipped at 0, as ``evaluator/graph_evaluator.py:match_node``."""
         if not pred or not gold:
             return [[] for _ in pred]
+        self._loaded()  # first: without sentence-transformers the user reads what to install
         from sentence_transformers import util
 
         scores = util.cos_sim(self._embed(pred), self._embed(gold)).cpu().numpy()

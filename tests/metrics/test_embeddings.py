@@ -137,6 +137,29 @@ class TestEmbeddingMatcher:
         assert {"Boil water", "Heat water", "Brew coffee"} <= set(counting.texts)
 
 
+    @pytest.mark.parametrize("change", [1, -1])
+    def test_a_model_giving_another_number_of_vectors_is_refused(
+        self, model_dir: Path, change: int
+    ) -> None:
+        """A model object that returns one vector more or one fewer than the texts it was
+        given: an error, never vectors paired with the wrong texts or some left out."""
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        class Miscounting:
+            def __init__(self) -> None:
+                self.model = SentenceTransformer(str(model_dir), device="cpu")
+
+            def encode(self, texts: list[str], **kwargs: Any) -> Any:
+                vectors = self.model.encode(texts, **kwargs)
+                if change > 0:
+                    return torch.cat([vectors, vectors[:1]])
+                return vectors[:-1]
+
+        with pytest.raises(ValueError, match="zip"):
+            EmbeddingMatcher(Miscounting()).similarity(["Heat water", "hot"], ["Boil water"])
+
+
 class TestEmbeddingsFromTheCommandLine:
     def test_score_with_a_model_folder(
         self, capsys: pytest.CaptureFixture[str], model_dir: Path, tmp_path: Path
