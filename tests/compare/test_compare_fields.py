@@ -319,3 +319,31 @@ class TestSeed:
             x = compare_runs(b, c, seed=seed).per_model["x"].result
             one = paired_test(yb, [3] * 12, yc, [3] * 12, seed=seed)
             assert x.p_value == one.p_value
+
+    def test_model_names_do_not_change_the_overall_test(self, tmp_path: Path) -> None:
+        """The overall test takes the cases in the order of their ids: renaming model y (whose
+        case c0 model x lacks) so that it sorts first gives the same p-value and interval."""
+        outcomes = {("x", f"c{i}"): "ppf" if i % 2 else "pff" for i in range(1, 9)}
+        outcomes |= {("y", f"c{i}"): "pff" if i % 3 else "ppp" for i in range(9)}
+        better = {key: "ppp" if key[1] in ("c0", "c2", "c5") else v for key, v in outcomes.items()}
+        renamed = {("a" if m == "y" else m, c): v for (m, c), v in outcomes.items()}
+        renamed_better = {("a" if m == "y" else m, c): v for (m, c), v in better.items()}
+        one = compare_runs(*_runs(tmp_path / "1", outcomes, better)).overall.result
+        two = compare_runs(*_runs(tmp_path / "2", renamed, renamed_better)).overall.result
+        assert one.method == "sign-flip" and one.cases == 9
+        assert one == two
+
+
+def test_p_exactly_at_the_level_is_not_significant(tmp_path: Path) -> None:
+    """A sign-flip p-value of exactly 100/2000 = 0.05 (data and seed found by search) is not
+    below the level: no significant difference, and zero stays inside the interval."""
+    yb = [3, 0, 2, 2, 0, 2, 2, 1, 2, 0, 3, 0, 1, 1, 0, 1, 2, 0, 0, 0]
+    yc = [2, 2, 1, 3, 2, 3, 1, 3, 3, 1, 3, 0, 0, 3, 2, 1, 2, 0, 0, 2]
+
+    def runs(passed: list[int]) -> Outcomes:
+        return {("m", f"c{i:02d}"): "p" * y + "f" * (3 - y) for i, y in enumerate(passed)}
+
+    o = compare_runs(*_runs(tmp_path, runs(yb), runs(yc)), seed=0).overall
+    assert (o.method, o.p_value, o.p_adjusted) == ("sign-flip", 0.05, 0.05)
+    assert o.verdict == "no significant difference"
+    assert o.low < 0.0 < o.high
