@@ -39,6 +39,7 @@ class TestVerdictText:
         """8 fail->pass of 10, none back: p = 2 / 2^8 = 0.0078125."""
         c = compare_runs(*_runs(tmp_path, _single("f" * 8 + "pp"), _single("p" * 10)))
         assert c.overall.verdict_text == "better (+80.0 points, p=0.00781, n=10)"
+        assert c.per_model == {"m": c.overall} and c.overall.adjusted is False
 
     def test_worse(self, tmp_path: Path) -> None:
         c = compare_runs(*_runs(tmp_path, _single("p" * 10), _single("f" * 8 + "pp")))
@@ -236,9 +237,11 @@ class TestFlips:
     def test_missing_samples_are_not_counted(self, tmp_path: Path) -> None:
         c = compare_runs(*_runs(tmp_path, {("m", "a"): "pm"}, {("m", "a"): "fpm"}))
         assert c.to_fail == [Flip("m", "a", "1/1", "1/2")]
-        assert c.items[["counted_b", "passed_b", "counted_c", "passed_c"]].values.tolist() == [
-            [1, 1, 2, 1]
-        ]
+        assert c.items.to_dict("records") == [
+            {"case": "a", "model": "m", "counted_b": 1, "passed_b": 1, "counted_c": 2,
+             "passed_c": 1}
+        ]  # fmt: skip
+        assert list(c.items.index) == [0]
 
 
 class TestCheckDeltas:
