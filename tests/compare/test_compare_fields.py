@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from harness.compare import Flip, IncomparableRunsError, compare_runs
-from harness.report import LoadedRun, load_run
+from harness.report import LoadedRun, load_run, summarize
 from harness.stats import paired_test
 from tests.report._synthetic import make_run
 
@@ -311,6 +311,7 @@ class TestSeed:
             assert got == paired_test(yb, [3] * 12, yc, [3] * 12, seed=seed)
             ps.add(got.p_value)
         assert len(ps) > 1
+        assert compare_runs(b, c).overall.result == compare_runs(b, c, seed=0).overall.result
 
     def test_per_model_tests_use_the_seed(self, tmp_path: Path) -> None:
         base = {(m, f"c{i:02d}"): "pff" if i % 2 else "ppf" for m in "xy" for i in range(12)}
@@ -322,6 +323,10 @@ class TestSeed:
             x = compare_runs(b, c, seed=seed).per_model["x"].result
             one = paired_test(yb, [3] * 12, yc, [3] * 12, seed=seed)
             assert x.p_value == one.p_value
+            # both models have the same data: Holm doubles the one p-value
+            per_model = compare_runs(b, c, seed=seed).per_model
+            assert per_model["x"].p_adjusted == per_model["y"].p_adjusted
+            assert per_model["x"].p_adjusted == min(1.0, 2 * one.p_value)
 
     def test_model_names_do_not_change_the_overall_test(self, tmp_path: Path) -> None:
         """The overall test takes the cases in the order of their ids: renaming model y (whose
@@ -350,3 +355,25 @@ def test_p_exactly_at_the_level_is_not_significant(tmp_path: Path) -> None:
     assert (o.method, o.p_value, o.p_adjusted) == ("sign-flip", 0.05, 0.05)
     assert o.verdict == "no significant difference"
     assert o.low < 0.0 < o.high
+
+
+def test_the_summaries_of_both_runs_are_kept(tmp_path: Path) -> None:
+    """Writers that show more than the comparison read each run's summary from it."""
+    b, c = _runs(tmp_path, _single("pf"), _single("pp") | {("m", "new"): "p"})
+    result = compare_runs(b, c)
+    assert result.base_summary is not None and result.cand_summary is not None
+    assert result.base_summary.models.equals(summarize(b).models)
+    assert result.cand_summary.models.equals(summarize(c).models)
+
+
+def test_a_row_without_checks_adds_nothing_to_the_check_rates(tmp_path: Path) -> None:
+    """A row whose ``checks`` field is absent (an older or hand-written results.jsonl) is
+    read as no checks, not as an error."""
+    b, c = _runs(tmp_path, {("m", "a"): "pu"}, {("m", "a"): "pp"})
+    path = b.run_dir / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    del rows[1]["checks"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = compare_runs(load_run(b.run_dir), c)
+    acyclic = result.check_deltas.set_index("check").loc["acyclic"]
+    assert (acyclic["base_n"], acyclic["cand_n"], acyclic["base_rate"]) == (1, 2, 0.0)
