@@ -6,6 +6,7 @@ each was a surviving mutant of ``harness/compare/_metrics.py``)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,34 @@ class TestWhatIsCompared:
             },
         )
         assert [r["metric"] for r in metrics_json(base, cand)] == ["worfbench.f1"]
+
+    @pytest.mark.parametrize("side", ["base", "cand"])
+    def test_unparseable_answers_count_as_zero_unless_excluded(
+        self, tmp_path: Path, side: str
+    ) -> None:
+        """Case c2's answer is unparseable on one side, scored 0 under the zero convention:
+        three cases by default, two with --unparseable exclude."""
+        values: Values = {("m", f"c{i}"): [{"worfbench.f1": 0.5}] for i in range(3)}
+        base = scored_run(tmp_path / "b", values)
+        cand = scored_run(tmp_path / "c", values)
+        path = (base if side == "base" else cand) / "results.jsonl"
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        rows[2]["metric_status"], rows[2]["metrics"] = "unparseable", {"worfbench.f1": 0.0}
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (zero,) = metrics_json(base, cand)
+        assert (zero["cases"], zero["convention"]) == (3, "zero")
+        assert zero[side] == pytest.approx(1 / 3)
+        (excluded,) = metrics_json(base, cand, "--unparseable", "exclude")
+        assert (excluded["cases"], excluded["convention"]) == (2, "exclude")
+        assert excluded[side] == 0.5
+
+    def test_a_nan_value_shows_as_null(self, tmp_path: Path) -> None:
+        """A hand-written NaN metric value makes its side's mean unknown: null in the JSON."""
+        values: Values = {("m", f"c{i}"): [{"worfbench.f1": 0.5}] for i in range(3)}
+        base = scored_run(tmp_path / "b", {**values, ("m", "c0"): [{"worfbench.f1": math.nan}]})
+        (row,) = metrics_json(base, scored_run(tmp_path / "c", values))
+        assert (row["base"], row["cand"], row["difference"]) == (None, 0.5, None)
+        assert row["verdict"] == "no significant difference"
 
     def test_models_with_other_names_are_keyed_base_arrow_cand(self, tmp_path: Path) -> None:
         base = scored_run(tmp_path / "b", {("a", f"c{i}"): [{"worfbench.f1": 0.5}] for i in (0, 1)})
