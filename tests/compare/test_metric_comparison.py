@@ -15,6 +15,8 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from harness._cli.main import app
+from harness.compare import compare_runs, render_compare_html
+from harness.report import load_run
 from tests.report._synthetic import make_run
 
 runner = CliRunner()
@@ -181,12 +183,14 @@ class TestWhatIsCompared:
         assert row["model"] == "a -> b"
 
     def test_no_metrics_no_section(self, tmp_path: Path) -> None:
+        """Runs without metric values: the page is the comparison page alone, nothing added."""
         base = make_run(tmp_path / "b", {("m", "c0"): "p"})
         cand = make_run(tmp_path / "c", {("m", "c0"): "f"})
         assert metrics_json(base, cand) == []
         assert "Metrics against" not in compare(base, cand, "text")
         assert "Metrics against" not in compare(base, cand, "markdown")
-        assert "Metrics against" not in compare(base, cand, "html")
+        page = render_compare_html(compare_runs(load_run(base), load_run(cand)))
+        assert compare(base, cand, "html") == page
 
     def test_holm_over_every_metric_and_model(self, tmp_path: Path) -> None:
         """Three tests (two metrics of x, one of y): the smallest p is tested at alpha/3 and
@@ -306,6 +310,19 @@ class TestOutput:
         )
         assert out.count(section) == 1
         assert out.index(section) + len(section) == out.index("</body>")
+
+    def test_one_metric(self, tmp_path: Path) -> None:
+        """A single metric row: the section names its convention and has one line."""
+        b = scored_run(tmp_path / "b", {("m", f"c{i}"): [{"worfbench.f1": 0.5}] for i in (0, 1)})
+        c = scored_run(tmp_path / "c", {("m", f"c{i}"): [{"worfbench.f1": 0.5}] for i in (0, 1)})
+        out = compare(b, c, "text")
+        assert "Metrics against the reference plans (unparseable answers: zero)\n" in out
+        assert "  m worfbench.f1: 0.500 -> 0.500 over 2 cases, +0.000 [+0.000, +0.000], " in out
+        md = compare(b, c, "markdown")
+        assert "### Metrics against the reference plans (unparseable answers: zero)\n" in md
+        assert "<h2>Metrics against the reference plans (unparseable answers: zero)</h2>" in (
+            compare(b, c, "html")
+        )
 
     def test_html_escapes_names(self, tmp_path: Path) -> None:
         """A model id is user text: it is escaped in the page."""
