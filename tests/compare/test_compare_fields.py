@@ -314,11 +314,11 @@ class TestSeed:
         assert compare_runs(b, c).overall.result == compare_runs(b, c, seed=0).overall.result
 
     def test_per_model_tests_use_the_seed(self, tmp_path: Path) -> None:
-        base = {(m, f"c{i:02d}"): "pff" if i % 2 else "ppf" for m in "xy" for i in range(12)}
-        cand = {(m, f"c{i:02d}"): "ppf" if i % 3 else "fff" for m in "xy" for i in range(12)}
-        b, c = _runs(tmp_path, base, cand)
         yb = np.array([2 - i % 2 for i in range(12)])
-        yc = np.array([2 if i % 3 else 0 for i in range(12)])
+        yc = np.array([2 + i % 2 if i % 4 else 1 for i in range(12)])  # p about 0.12
+        base = {(m, f"c{i:02d}"): "p" * y + "f" * (3 - y) for m in "xy" for i, y in enumerate(yb)}
+        cand = {(m, f"c{i:02d}"): "p" * y + "f" * (3 - y) for m in "xy" for i, y in enumerate(yc)}
+        b, c = _runs(tmp_path, base, cand)
         for seed in (0, 5):
             x = compare_runs(b, c, seed=seed).per_model["x"].result
             one = paired_test(yb, [3] * 12, yc, [3] * 12, seed=seed)
