@@ -74,6 +74,26 @@ class TestPairedMeanTest:
         result = paired_mean_test([0.2], [0.9])
         assert result.p_value == 1.0
         assert (result.low, result.high) == (pytest.approx(0.7), pytest.approx(0.7))
+        assert (result.cases, result.base, result.cand) == (1, 0.2, 0.9)
+
+    def test_two_cases_with_spread_are_a_t_test(self) -> None:
+        """Two cases already have a spread: differences 0.2 and 0.1 give t = 0.15 / 0.05 = 3
+        on one degree of freedom, scipy's p, and a 12.7-standard-error interval."""
+        base, cand = [0.1, 0.5], [0.3, 0.6]
+        result = paired_mean_test(base, cand)
+        assert result.cases == 2 and result.difference == pytest.approx(0.15)
+        assert result.p_value == pytest.approx(stats.ttest_rel(cand, base).pvalue)
+        assert result.p_value == pytest.approx(2 * stats.t.sf(3.0, 1))
+        low, high = stats.t.interval(0.95, 1, loc=0.15, scale=0.05)
+        assert (result.low, result.high) == (pytest.approx(low), pytest.approx(high))
+
+    def test_base_and_candidate_must_pair_up(self) -> None:
+        """One value per case on each side: a case missing on one side is refused, not
+        silently dropped."""
+        with pytest.raises(ValueError):
+            paired_mean_test([0.1, 0.2, 0.3], [0.2, 0.3])
+        with pytest.raises(ValueError):
+            paired_mean_test([0.1, 0.2], [0.2, 0.3, 0.4])
 
     def test_the_same_gain_on_every_case_is_certain(self) -> None:
         result = paired_mean_test([0.25, 0.5], [0.5, 0.75])
