@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import sys
 from typing import Any, NoReturn
 
@@ -30,8 +31,24 @@ def fail_input(error: InputError | str) -> NoReturn:
 
 
 def print_json(data: Any) -> None:
-    """Print a JSON document on stdout (UTF-8, two-space indent)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Print a JSON document on stdout (UTF-8, two-space indent). A NaN or infinity, which JSON
+    cannot hold, is printed as null."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def disk_error_line(exc: OSError) -> str:

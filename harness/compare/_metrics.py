@@ -67,8 +67,9 @@ class MetricComparison:
             "cand": num(t.cand),
             "difference": num(t.difference),
             "interval": [num(t.low), num(t.high)],
-            "p_value": t.p_value,
-            "p_adjusted": self.p_adjusted,
+            "p_value": num(t.p_value),
+            # Holm's step-down sends an unknown p to 1; unknown stays unknown here.
+            "p_adjusted": None if math.isnan(t.p_value) else num(self.p_adjusted),
             "verdict": self.verdict,
         }
 

@@ -43,8 +43,14 @@ def compare(base: Path, cand: Path, fmt: str, *extra: str) -> str:
     return result.stdout
 
 
+def _no_constant(name: str) -> None:
+    raise AssertionError(f"{name} is not JSON: the output must say null")
+
+
 def metrics_json(base: Path, cand: Path, *extra: str) -> list[dict[str, Any]]:
-    return json.loads(compare(base, cand, "json", *extra))["metrics"]  # type: ignore[no-any-return]
+    """The ``metrics`` of ``compare --format json``, read as strict JSON (NaN refused)."""
+    text = compare(base, cand, "json", *extra)
+    return json.loads(text, parse_constant=_no_constant)["metrics"]  # type: ignore[no-any-return]
 
 
 F1_BASE = [0.5, 0.5, 0.5, 0.5]
@@ -174,6 +180,7 @@ class TestWhatIsCompared:
         base = scored_run(tmp_path / "b", {**values, ("m", "c0"): [{"worfbench.f1": math.nan}]})
         (row,) = metrics_json(base, scored_run(tmp_path / "c", values))
         assert (row["base"], row["cand"], row["difference"]) == (None, 0.5, None)
+        assert (row["p_value"], row["p_adjusted"]) == (None, None)
         assert row["verdict"] == "no significant difference"
 
     def test_models_with_other_names_are_keyed_base_arrow_cand(self, tmp_path: Path) -> None:
