@@ -232,14 +232,6 @@ class TestDamagedLines:
         path.write_bytes(b"\xff\n" + OK_A)
         assert replay(path).path == str(path)
 
-    @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
-    def test_a_regular_file_that_cannot_be_read(self) -> None:
-        """/proc/self/mem is a regular file whose first bytes are never readable (EIO)."""
-        with pytest.raises(JournalError) as caught:
-            replay("/proc/self/mem")
-        assert str(caught.value) == "/proc/self/mem: cannot read the journal: Input/output error"
-        assert caught.value.source == "/proc/self/mem"
-
     def test_an_invalid_utf8_line_says_at_which_byte(self, tmp_path: Path) -> None:
         path = tmp_path / "j"
         path.write_bytes(b'{"event":"\xff"}\n' + line("task_succeeded", task_id="a", output=1))
@@ -521,9 +513,11 @@ class TestRefusals:
         assert caught.value.source == str(path)
 
     @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
-    def test_a_regular_file_that_cannot_be_read_says_why(self) -> None:
-        """/proc/self/mem is a regular file whose first bytes are never readable (EIO)."""
+    @pytest.mark.parametrize("read", [replay, require_journal], ids=["replay", "require_journal"])
+    def test_a_regular_file_that_cannot_be_read_says_why(self, read: Any) -> None:
+        """/proc/self/mem is a regular file whose first bytes are never readable (EIO): both
+        the replay and the journal check say so."""
         with pytest.raises(JournalError) as caught:
-            require_journal("/proc/self/mem")
+            read("/proc/self/mem")
         assert str(caught.value) == "/proc/self/mem: cannot read the journal: Input/output error"
         assert caught.value.source == "/proc/self/mem"
