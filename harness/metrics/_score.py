@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from harness.metrics._matchers import Matcher
 from harness.metrics._taskbench import (
     DependencyType,
+    TaskbenchGold,
     TaskbenchSample,
     ToolCatalogue,
     UnscorableError,
+    read_taskbench_gold,
     taskbench_sample,
 )
 from harness.metrics._views import (
@@ -28,7 +31,7 @@ from harness.metrics._views import (
     taskbench_record,
     worfgraph,
 )
-from harness.metrics._worfbench import score_worfbench
+from harness.metrics._worfbench import WorfGraph, score_worfbench
 from harness.plan import Plan
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "FAMILIES",
     "Convention",
     "PlanScore",
+    "Reference",
     "ScoreStatus",
     "score_plan",
 ]
@@ -87,9 +91,63 @@ class PlanScore:
         return out
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Reference:
+    """A reference plan read once, to score any number of answers against it: what each
+    metric family needs of the gold (its WorfBench workflow, its TaskBench gold per dependency
+    type) is computed on first use and kept. ``score_plan`` takes it in place of the source.
+    Treat it, and the source it was read from, as immutable."""
+
+    source: Source
+    families: tuple[str, ...]
+    """The metric families the reference supports (``reference_family``)."""
+    worfbench_gold: WorfGraph | None
+    """The WorfBench workflow of the reference, or None."""
+    _taskbench: dict[DependencyType | None, TaskbenchGold | str] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    @classmethod
+    def read(cls, source: Source) -> Reference:
+        """Read ``source`` (model text, a JSON object or a ``Plan``); never raises (a reference
+        no metric reads has no families)."""
+        families = reference_family(source)
+        return cls(source, families, worfgraph(source) if "worfbench" in families else None)
+
+    def taskbench_gold(self, dependency: DependencyType | None) -> TaskbenchGold | str:
+        """The reference read as TaskBench's gold (``dependency`` None: inferred from it), or
+        why it cannot be (``reference: ...``)."""
+        kept = self._taskbench.get(dependency)
+        if kept is None:
+            kept = self._taskbench[dependency] = self._read_taskbench(dependency)
+        return kept
+
+    def _read_taskbench(self, dependency: DependencyType | None) -> TaskbenchGold | str:
+        raw = _as_dict(self.source)
+        native = "task_nodes" in raw
+        mode: DependencyType = dependency or (infer_dependency(raw) if native else "temporal")
+        record = taskbench_record(self.source, mode)
+        if record is None:
+            return "reference: not a TaskBench record"
+        try:
+            return read_taskbench_gold(record, mode)
+        except UnscorableError as exc:
+            return f"reference: {exc}"
+
+
+@lru_cache(maxsize=1024)
+def _text_reference(text: str) -> Reference:
+    return Reference.read(text)
+
+
+def _read_reference(source: Source) -> Reference:
+    """A reference given as text is read once (text is immutable); any other is read anew."""
+    return _text_reference(source) if isinstance(source, str) else Reference.read(source)
+
+
 def score_plan(
     answer: Source,
-    reference: Source,
+    reference: Source | Reference,
     *,
     families: Sequence[str] | None = None,
     matcher: Matcher | None = None,
@@ -101,7 +159,9 @@ def score_plan(
 
     Args:
         answer: model text, a JSON object or a ``Plan``.
-        reference: the gold plan, in the same forms.
+        reference: the gold plan, in the same forms, or read beforehand (``Reference.read``)
+            to score many answers against it; a reference given as text is read once and
+            kept (the last 1,024).
         families: restrict to these families (``taskbench``, ``worfbench``).
         matcher: WorfBench node matcher (default: normalized text equality).
         catalogue: TaskBench tool catalogue (default: the names seen in the two plans).
@@ -111,7 +171,8 @@ def score_plan(
     Returns:
         The score; never raises for a bad answer or reference (see ``PlanScore.status``).
     """
-    supported = reference_family(reference)
+    gold = reference if isinstance(reference, Reference) else _read_reference(reference)
+    supported = gold.families
     chosen = tuple(f for f in supported if families is None or f in families)
     if not chosen:
         what = "no metric family applies" if supported else "not a plan any metric reads"
@@ -122,9 +183,9 @@ def score_plan(
     sample = None
     for family in chosen:
         if family == "worfbench":
-            problem = _worfbench(answer, reference, matcher, metrics, notes)
+            problem = _worfbench(answer, gold, matcher, metrics, notes)
         else:
-            problem, sample = _taskbench(answer, reference, catalogue, dependency, metrics, notes)
+            problem, sample = _taskbench(answer, gold, catalogue, dependency, metrics, notes)
         if problem is not None:
             problems.append(problem)
     gold_problems = [p for p in problems if p.startswith("reference")]
@@ -138,12 +199,12 @@ def score_plan(
 
 def _worfbench(
     answer: Source,
-    reference: Source,
+    reference: Reference,
     matcher: Matcher | None,
     metrics: dict[str, float],
     notes: list[str],
 ) -> str | None:
-    gold = worfgraph(reference)
+    gold = reference.worfbench_gold
     if gold is None:
         return "reference: not a WorfBench workflow"
     pred = worfgraph(answer)
@@ -158,38 +219,29 @@ def _worfbench(
 
 def _taskbench(
     answer: Source,
-    reference: Source,
+    reference: Reference,
     catalogue: ToolCatalogue | None,
     dependency: DependencyType | None,
     metrics: dict[str, float],
     notes: list[str],
 ) -> tuple[str | None, TaskbenchSample | None]:
-    raw = _as_dict(reference)
-    native = "task_nodes" in raw
-    mode: DependencyType = dependency or (infer_dependency(raw) if native else "temporal")
-    gold = taskbench_record(reference, mode)
-    if gold is None:
-        return "reference: not a TaskBench record", None
-    pred = taskbench_record(answer, mode)
-    problem = None
+    gold = reference.taskbench_gold(dependency)
+    if isinstance(gold, str):
+        return gold, None
+    pred = taskbench_record(answer, gold.dependency)
     if pred is None:
         problem = "no TaskBench plan in the answer (no JSON object with task_nodes)"
     else:
-        try:  # the gold is read first: an unusable gold raises before the prediction is read
-            sample = taskbench_sample(pred, gold, dependency=mode, catalogue=catalogue)
+        try:
+            sample = taskbench_sample(pred, gold, dependency=gold.dependency, catalogue=catalogue)
         except UnscorableError as exc:
-            if exc.side == "gold":
-                return f"reference: {exc}", None
             problem = f"TaskBench drops this answer: {exc}"
         else:
             metrics.update(sample.as_metrics())
             notes += sample.notes
             return None, sample
     empty: dict[str, Any] = {"task_nodes": [], "task_links": []}
-    try:
-        zero = taskbench_sample(empty, gold, dependency=mode, catalogue=catalogue)
-    except UnscorableError as exc:
-        return f"reference: {exc}", None
+    zero = taskbench_sample(empty, gold, dependency=gold.dependency, catalogue=catalogue)
     metrics.update(zero.as_metrics())
     return problem, zero
 

@@ -26,9 +26,11 @@ from typing import Any, Literal
 __all__ = [
     "DEPENDENCY_TYPES",
     "DependencyType",
+    "TaskbenchGold",
     "TaskbenchSample",
     "ToolCatalogue",
     "UnscorableError",
+    "read_taskbench_gold",
     "set_f1",
     "taskbench_sample",
 ]
@@ -159,7 +161,7 @@ def set_f1(gold: frozenset[Any], pred: frozenset[Any]) -> float | None:
 
 def taskbench_sample(
     pred: Mapping[str, Any],
-    gold: Mapping[str, Any],
+    gold: Mapping[str, Any] | TaskbenchGold,
     *,
     dependency: DependencyType,
     catalogue: ToolCatalogue | None = None,
@@ -167,39 +169,117 @@ def taskbench_sample(
     """One prediction (``{"task_nodes", "task_links"}``) against its gold record.
 
     Without a catalogue every tool name counts as known and numbers follow first appearance.
+    ``gold`` may be read beforehand (``read_taskbench_gold``), to score many predictions
+    against it.
 
     Raises:
         UnscorableError: the prediction is one the official script drops ("Parsing Error") or
-            crashes on; the message names the field.
+            crashes on; the message names the field. The gold is read first, so an unusable
+            gold raises (``side="gold"``) whatever the prediction.
+        ValueError: a read gold of another dependency type.
     """
-    notes: list[str] = []
-    last: list[Any] = []
-    gold_view = _view(gold, dependency, "gold", notes, last)
+    if isinstance(gold, TaskbenchGold):
+        if gold.dependency != dependency:
+            raise ValueError(f"the gold was read as {gold.dependency}, not {dependency}")
+    else:
+        gold = read_taskbench_gold(gold, dependency)
+    notes = list(gold.notes)
+    last = list(gold.carry)
+    gold_view = gold.view
     pred_view = _view(pred, dependency, "prediction", notes, last)
     if catalogue is None:
         names = dict.fromkeys([*gold_view.names, *pred_view.names])
         catalogue = ToolCatalogue(tuple(names))
+        gold_side = gold.against(catalogue, cache=False)
+    else:
+        gold_side = gold.against(catalogue)
     numbers = catalogue.numbers()  # its keys are the known tool names
-    ratio = _levenshtein_ratio(
-        [numbers.get(n, 0) for n in pred_view.names], [numbers.get(n, 0) for n in gold_view.names]
-    )
-    split = gold.get("type")
-    gold_names, gold_values = gold_view.argument_keys(catalogue)
+    ratio = _levenshtein_ratio([numbers.get(n, 0) for n in pred_view.names], gold_side.numbers)
     pred_names, pred_values = pred_view.argument_keys(catalogue)
     return TaskbenchSample(
-        gold_nodes=frozenset(n for n in gold_view.names if n in numbers),
+        gold_nodes=gold_side.nodes,
         pred_nodes=frozenset(n for n in pred_view.names if n in numbers),
-        gold_links=frozenset(gold_view.links),
+        gold_links=gold.links,
         pred_links=frozenset(pred_view.links),
-        gold_arg_names=frozenset(gold_names),
+        gold_arg_names=gold_side.arg_names,
         pred_arg_names=frozenset(pred_names),
-        gold_arg_values=frozenset(gold_values),
+        gold_arg_values=gold_side.arg_values,
         pred_arg_values=frozenset(pred_values),
         ed_ratio=ratio,
-        split=split if isinstance(split, str) else infer_split(gold_view),
+        split=gold.split,
         n_tools=len(gold_view.names),
         notes=tuple(notes),
     )
+
+
+def read_taskbench_gold(gold: Mapping[str, Any], dependency: DependencyType) -> TaskbenchGold:
+    """A gold record read as ``taskbench_sample`` reads it, once for any number of predictions.
+
+    Raises:
+        UnscorableError: (``side="gold"``) the official script would drop or crash on it.
+    """
+    notes: list[str] = []
+    last: list[Any] = []
+    view = _view(gold, dependency, "gold", notes, last)
+    split = gold.get("type")
+    return TaskbenchGold(
+        view=view,
+        dependency=dependency,
+        notes=tuple(notes),
+        carry=tuple(last),
+        split=split if isinstance(split, str) else infer_split(view),
+        links=frozenset(view.links),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _GoldAgainstCatalogue:
+    """The parts of a gold's figures that depend on the tool catalogue."""
+
+    nodes: frozenset[str]
+    numbers: list[int]
+    arg_names: frozenset[str]
+    arg_values: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskbenchGold:
+    """A gold record as ``taskbench_sample`` reads it (``read_taskbench_gold``): what every
+    prediction is scored against. Treat it as immutable."""
+
+    view: _View
+    dependency: DependencyType
+    notes: tuple[str, ...]
+    """What reading the gold noted (an unusable argument counted again, ...)."""
+    carry: tuple[Any, ...]
+    """Resource mode: the argument converted last, which the official loop carries into the
+    prediction's nodes (its ``new_argument``)."""
+    split: str
+    """single, chain or dag: the gold's ``type``, else inferred (``infer_split``)."""
+    links: frozenset[tuple[Any, Any]]
+    _by_catalogue: dict[int, tuple[ToolCatalogue, _GoldAgainstCatalogue]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def against(self, catalogue: ToolCatalogue, *, cache: bool = True) -> _GoldAgainstCatalogue:
+        """Node set, tool numbers and argument keys under ``catalogue`` (kept per catalogue
+        object: a run scores every sample of a case against one)."""
+        kept = self._by_catalogue.get(id(catalogue))
+        if kept is not None and kept[0] is catalogue:
+            return kept[1]
+        numbers = catalogue.numbers()
+        names, values = self.view.argument_keys(catalogue)
+        side = _GoldAgainstCatalogue(
+            nodes=frozenset(n for n in self.view.names if n in numbers),
+            numbers=[numbers.get(n, 0) for n in self.view.names],
+            arg_names=frozenset(names),
+            arg_values=frozenset(values),
+        )
+        if cache:
+            if len(self._by_catalogue) >= 8:
+                self._by_catalogue.clear()
+            self._by_catalogue[id(catalogue)] = (catalogue, side)
+        return side
 
 
 @dataclass(slots=True)

@@ -3,7 +3,8 @@
 The suite's ``metrics:`` block says which families, which TaskBench dependency type and which
 WorfBench matcher; the TaskBench tool catalogue is the case's registry (a ``tool_desc.json`` as
 the registry gives every tool of the domain). Matchers are built once per suite, so an
-embedding model loads once per run.
+embedding model loads once per run; a case's reference is read once, and a registry becomes
+a catalogue once, however many models and samples are scored against them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ __all__ = ["metric_columns"]
 
 _LOCK = threading.Lock()
 _MATCHERS: dict[tuple[str, str | None], Any] = {}
+_KEPT = 4096
+_REFERENCES: dict[int, tuple[Case, Any]] = {}
+"""id(case) -> (case, its ``harness.metrics.Reference``): the case is kept, so its id is not
+reused while the entry lives."""
+_CATALOGUES: dict[int, tuple[Any, Any]] = {}
+"""id(registry) -> (registry, its ``ToolCatalogue``)."""
 
 
 def _matcher(suite: Suite) -> Any:
@@ -32,17 +39,32 @@ def _matcher(suite: Suite) -> Any:
         return _MATCHERS[key]
 
 
+def _kept(cache: dict[int, tuple[Any, Any]], key: Any, make: Any) -> Any:
+    kept = cache.get(id(key))
+    if kept is not None and kept[0] is key:
+        return kept[1]
+    value = make(key)
+    with _LOCK:
+        if len(cache) >= _KEPT:
+            cache.clear()
+        cache[id(key)] = (key, value)
+    return value
+
+
 def metric_columns(suite: Suite, case: Case, answer: str) -> dict[str, Any]:
     """``{metrics, metric_status, metric_detail}`` for a row, or ``{}`` without a reference."""
     if case.reference is None:
         return {}
-    from harness.metrics import ToolCatalogue, score_plan
+    from harness.metrics import Reference, ToolCatalogue, score_plan
 
     registry = suite.registry_for(case)
-    catalogue = ToolCatalogue.from_registry(registry) if registry is not None else None
+    catalogue = (
+        _kept(_CATALOGUES, registry, ToolCatalogue.from_registry) if registry is not None else None
+    )
+    reference = _kept(_REFERENCES, case, lambda c: Reference.read(c.reference))
     result = score_plan(
         answer,
-        case.reference,
+        reference,
         families=suite.metrics.families,
         matcher=_matcher(suite),
         catalogue=catalogue,
