@@ -21,9 +21,7 @@ from tests.report._synthetic import make_run
 Outcomes = dict[tuple[str, str], str]
 
 
-def _runs(
-    tmp_path: Path, base: Outcomes, cand: Outcomes, **kw: Any
-) -> tuple[LoadedRun, LoadedRun]:
+def _runs(tmp_path: Path, base: Outcomes, cand: Outcomes, **kw: Any) -> tuple[LoadedRun, LoadedRun]:
     return (
         load_run(make_run(tmp_path / "base", base)),
         load_run(make_run(tmp_path / "cand", cand, **kw)),
@@ -254,7 +252,13 @@ class TestCheckDeltas:
         c = compare_runs(*_runs(tmp_path, base, cand))
         got = c.check_deltas.set_index("check")
         assert list(c.check_deltas.columns) == [
-            "check", "model", "base_rate", "cand_rate", "delta", "base_n", "cand_n"
+            "check",
+            "model",
+            "base_rate",
+            "cand_rate",
+            "delta",
+            "base_n",
+            "cand_n",
         ]
         assert list(got.index) == ["schema", "acyclic", "deps_resolve", "isolated_task"]
         assert set(got["model"]) == {"m"}

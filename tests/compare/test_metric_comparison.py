@@ -216,7 +216,9 @@ class TestWhatIsCompared:
                 ]
         rows = metrics_json(scored_run(tmp_path / "b", base), scored_run(tmp_path / "c", cand))
         assert [(r["model"], r["metric"]) for r in rows] == [
-            ("x", "w.rec"), ("x", "worfbench.f1"), ("y", "worfbench.f1")
+            ("x", "w.rec"),
+            ("x", "worfbench.f1"),
+            ("y", "worfbench.f1"),
         ]
         tests = [diffs["x"][1], diffs["x"][0], diffs["y"][0]]
         ps = [float(stats.ttest_1samp(d, 0.0).pvalue) for d in tests]
@@ -299,8 +301,16 @@ class TestOutput:
         low, high = f1["interval"]
         heads = "".join(
             f"<th>{h}</th>"
-            for h in ("model", "metric", "cases", "base", "candidate", "difference [interval]",
-                      "Holm p", "verdict")
+            for h in (
+                "model",
+                "metric",
+                "cases",
+                "base",
+                "candidate",
+                "difference [interval]",
+                "Holm p",
+                "verdict",
+            )
         )
         cells = [
             ("m", "taskbench.edit_distance", "4", "0.400", "0.400", "+0.000 [+0.000, +0.000]",

@@ -136,7 +136,6 @@ class TestEmbeddingMatcher:
         assert sorted(counting.texts) == sorted(set(counting.texts))
         assert {"Boil water", "Heat water", "Brew coffee"} <= set(counting.texts)
 
-
     @pytest.mark.parametrize("change", [1, -1])
     def test_a_model_giving_another_number_of_vectors_is_refused(
         self, model_dir: Path, change: int

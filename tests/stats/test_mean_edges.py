@@ -24,7 +24,8 @@ class TestClusteredMean:
         assert (low, high) == (pytest.approx(0.50), pytest.approx(0.60))
         _, low95, high95 = clustered_mean([0.4, 0.6, 0.5, 0.7], ["a", "a", "b", "b"])
         assert (low95, high95) == (
-            pytest.approx(0.55 - 1.959964 * 0.05), pytest.approx(0.55 + 1.959964 * 0.05)
+            pytest.approx(0.55 - 1.959964 * 0.05),
+            pytest.approx(0.55 + 1.959964 * 0.05),
         )
 
     def test_samples_of_one_case_are_one_cluster(self) -> None:
@@ -32,7 +33,9 @@ class TestClusteredMean:
         values as four cases: SE = sqrt(4/3 * 0.36) / 4 = 0.173 (z = 1 here)."""
         values = [0.2, 0.2, 0.8, 0.8]
         assert clustered_mean(values, ["a", "a", "b", "b"], z=1.0) == (
-            pytest.approx(0.5), pytest.approx(0.2), pytest.approx(0.8)
+            pytest.approx(0.5),
+            pytest.approx(0.2),
+            pytest.approx(0.8),
         )
         _, low4, high4 = clustered_mean(values, ["a", "b", "c", "d"], z=1.0)
         se4 = 0.6 / 12**0.5
