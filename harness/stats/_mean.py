@@ -24,11 +24,14 @@ _Z95 = 1.959963984540054
 def clustered_mean(
     values: Sequence[float], clusters: Sequence[Hashable], z: float = _Z95
 ) -> tuple[float, float, float]:
-    """``(mean, low, high)``; the interval is NaN with fewer than two cases."""
+    """``(mean, low, high)``; the interval is NaN with fewer than two cases, and all three are
+    NaN when a value is not a number (never an interval clipped to [0, 1] around nothing)."""
     n = len(values)
     if n == 0:
         return math.nan, math.nan, math.nan
     mean = math.fsum(values) / n
+    if not math.isfinite(mean):
+        return math.nan, math.nan, math.nan
     sums: dict[Hashable, float] = {}
     for value, cluster in zip(values, clusters, strict=True):
         sums[cluster] = sums.get(cluster, 0.0) + (value - mean)
@@ -54,7 +57,8 @@ class MeanDifference:
     high: float
     """Upper end."""
     p_value: float
-    """Two-sided p-value of the paired t-test (1.0 when it cannot be computed)."""
+    """Two-sided p-value of the paired t-test (1.0 with fewer than two cases or no spread; NaN,
+    like the interval, when a value is not a number)."""
 
     @property
     def difference(self) -> float:
@@ -67,7 +71,8 @@ def paired_mean_test(
 ) -> MeanDifference:
     """Paired t-test and interval over cases (``base[i]`` and ``cand[i]`` are one case's
     means). With fewer than two cases, or no spread, the interval is the point and p is 1
-    unless every difference is the same non-zero value (then p is 0)."""
+    unless every difference is the same non-zero value (then p is 0). A value that is not a
+    number makes the interval and p NaN (unknown), never a clipped [-1, 1]."""
     from scipy import stats
 
     n = len(base)
@@ -76,6 +81,8 @@ def paired_mean_test(
     diffs = [c - b for b, c in zip(base, cand, strict=True)]
     mean_b, mean_c = math.fsum(base) / n, math.fsum(cand) / n
     d = math.fsum(diffs) / n
+    if not math.isfinite(d):
+        return MeanDifference(n, mean_b, mean_c, math.nan, math.nan, math.nan)
     var = math.fsum((x - d) ** 2 for x in diffs) / (n - 1) if n > 1 else 0.0
     if n < 2 or var == 0.0:
         p = 0.0 if n >= 2 and d != 0.0 else 1.0

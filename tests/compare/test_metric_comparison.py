@@ -181,6 +181,7 @@ class TestWhatIsCompared:
         (row,) = metrics_json(base, scored_run(tmp_path / "c", values))
         assert (row["base"], row["cand"], row["difference"]) == (None, 0.5, None)
         assert (row["p_value"], row["p_adjusted"]) == (None, None)
+        assert row["interval"] == [None, None]  # was [-1, 1]: the clipping of a NaN interval
         assert row["verdict"] == "no significant difference"
 
     def test_models_with_other_names_are_keyed_base_arrow_cand(self, tmp_path: Path) -> None:

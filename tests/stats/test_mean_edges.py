@@ -112,3 +112,19 @@ class TestPairedMeanTest:
         assert up.high == 1.0 and up.low < 1.0
         down = paired_mean_test([1.0, 0.9, 1.0], [0.0, 0.0, 0.0])
         assert down.low == -1.0 and down.high > -1.0
+
+
+class TestNotANumber:
+    """A value that is not a number (a hand-edited results row) leaves the figures unknown:
+    before, the clipping turned a NaN interval into [0, 1] (or [-1, 1] for a difference)."""
+
+    def test_clustered_mean_is_unknown(self) -> None:
+        for bad in (math.nan, math.inf):
+            assert all(math.isnan(x) for x in clustered_mean([0.5, bad, 0.7], ["a", "b", "c"]))
+
+    def test_paired_difference_is_unknown(self) -> None:
+        result = paired_mean_test([0.2, 0.4, math.nan], [0.3, 0.6, 0.9])
+        assert result.cases == 3
+        assert math.isnan(result.low) and math.isnan(result.high)
+        assert math.isnan(result.p_value)
+        assert result.base != result.base  # the mean itself is NaN, as the data says
