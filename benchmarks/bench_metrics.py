@@ -220,8 +220,9 @@ def one_round(args: argparse.Namespace) -> dict[str, object]:
         total, total_c = time.perf_counter() - started, time.process_time() - cpu
     texts = ["Check the result again"] * 20
     worst = _workflow(texts, [(i, i + 1) for i in range(21)])
-    c0 = time.process_time()
+    c0, g0 = time.process_time(), collector.total
     score_plan(worst, worst)
+    worst_known = time.process_time() - c0 - (collector.total - g0)  # its own, as for plans
     own = sorted(t[0] for t in times)
     return {
         "rows": len(times),
@@ -235,7 +236,7 @@ def one_round(args: argparse.Namespace) -> dict[str, object]:
         "slowest_with_collector": max(times, key=lambda t: t[1])[1:],
         "collector_cpu": collector.total,
         "collector_longest": collector.longest,
-        "worst_known": time.process_time() - c0,
+        "worst_known": worst_known,
     }
 
 
@@ -301,7 +302,7 @@ def main() -> int:
     )
     worst_known = max(r["worst_known"] for r in rounds)
     print(
-        f"worst case known:     {1000 * worst_known:.1f} ms CPU "
+        f"worst case known:     {1000 * worst_known:.1f} ms CPU of its own "
         "(20 tasks of one text against itself)"
     )
     ok = ratio <= 10 and slowest[0] <= 0.05 and worst_known <= 0.05

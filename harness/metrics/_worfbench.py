@@ -231,7 +231,10 @@ def _longest_increasing(positions: Sequence[int]) -> int:
     tails: list[int] = []
     for position in positions:
         k = bisect_left(tails, position)
-        tails[k : k + 1] = [position]
+        if k == len(tails):
+            tails.append(position)
+        else:
+            tails[k] = position
     return max(len(tails), 1)
 
 
@@ -246,20 +249,12 @@ def _graph(
     if not pairs:
         notes.append("no node matched: f1_graph 0 (the official script crashes)")
         return 0.0, 0.0, 0.0
-    matched_pred = {i for i, _ in pairs}
-    matched_gold = {g for _, g in pairs}
     # Raw index pairs, as the official code: a predicted edge between matched predicted nodes
-    # that is also a gold edge between matched gold nodes.
+    # that is also a gold edge between matched gold nodes (an index matched on both sides).
+    matched = {i for i, _ in pairs}
+    matched.intersection_update([g for _, g in pairs])
     gold_edges = _edge_set(gold)
-    public = [
-        e
-        for e in pred.edges
-        if e[0] in matched_pred
-        and e[1] in matched_pred
-        and e[0] in matched_gold
-        and e[1] in matched_gold
-        and e in gold_edges
-    ]
+    public = [e for e in pred.edges if e in gold_edges and e[0] in matched and e[1] in matched]
     # Every end of a shared edge is matched on both sides, so the matched predicted nodes and
     # the matched gold nodes have the same components under the shared edges, apart from
     # isolated nodes: one largest component serves both (the official code computes it twice).
