@@ -12,7 +12,6 @@ failures) but are counted in their own columns everywhere.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -193,16 +192,19 @@ def _cases(run: LoadedRun) -> pd.DataFrame:
 
 
 def _checks(run: LoadedRun) -> pd.DataFrame:
-    # Most rows share a handful of check-outcome combinations: count those per model first
-    # (one pass over the rows), then spread them over checks.
-    # (keys, outcomes) rather than items: two tuples a row instead of one per check.
-    combos = Counter(
-        (r.model, tuple(r.checks), tuple(r.checks.values())) if r.checks else (r.model, (), ())
-        for r in run.rows
+    # Most rows share a handful of check-outcome sets (``LoadedRun.check_sets``): count the
+    # rows of each (model, set) pair, in order of first appearance, then spread them over
+    # checks.
+    sets = run.check_sets
+    codes, models = pd.factorize(run.frame["model"], sort=False)
+    pairs, first, counts = np.unique(
+        codes.astype(np.int64) * len(sets.names) + sets.ids, return_index=True, return_counts=True
     )
+    order = np.argsort(first, kind="stable")
     agg: dict[tuple[str, str], list[int]] = {}
-    for (model, names, outcomes), n in combos.items():
-        for check, outcome in zip(names, outcomes, strict=True):
+    for pair, n in zip(pairs[order].tolist(), counts[order].tolist(), strict=True):
+        model, which = models[pair // len(sets.names)], pair % len(sets.names)
+        for check, outcome in zip(sets.names[which], sets.outcomes[which], strict=True):
             if outcome in ("pass", "fail", "warn"):
                 a = agg.setdefault((str(check), str(model)), [0, 0, 0])
                 a[0] += n

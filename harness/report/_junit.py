@@ -134,11 +134,14 @@ def _column(values: list[Any]) -> list[str]:
     return [_csv_cell(c) if _QUOTE.search(c) else c for c in cells]
 
 
-def _joined(checks: dict[str, str] | None, outcome: str) -> str:
-    """``a;b``: the checks with this outcome."""
-    if not checks or outcome not in checks.values():
-        return ""
-    return ";".join([k for k, v in checks.items() if v == outcome])
+def _with(run: LoadedRun, outcome: str) -> list[str]:
+    """Per row, ``a;b``: the checks with this outcome (joined once per distinct set)."""
+    sets = run.check_sets
+    joined = [
+        ";".join([k for k, v in zip(names, outcomes, strict=True) if v == outcome])
+        for names, outcomes in zip(sets.names, sets.outcomes, strict=True)
+    ]
+    return [joined[i] for i in sets.ids.tolist()]
 
 
 def write_csv(run: LoadedRun, path: Path) -> None:
@@ -150,7 +153,6 @@ def write_csv(run: LoadedRun, path: Path) -> None:
     writer over every cell a second.)
     """
     rows, f = run.rows, run.frame
-    checks = [r.checks for r in rows]
 
     def ints(column: str) -> list[Any]:
         return ["" if x != x else int(x) for x in f[column].tolist()]
@@ -161,8 +163,8 @@ def write_csv(run: LoadedRun, path: Path) -> None:
         "model": f["model"].tolist(),
         "sample": f["sample"].tolist(),
         "status": f["status"].tolist(),
-        "failed_checks": [_joined(c, "fail") for c in checks],
-        "warned_checks": [_joined(c, "warn") for c in checks],
+        "failed_checks": _with(run, "fail"),
+        "warned_checks": _with(run, "warn"),
         "violations": [len(r.violations or ()) for r in rows],
         "task_count": ["" if r.task_count is None else r.task_count for r in rows],
         "latency_ms": ["" if x != x else x for x in f["latency_ms"].tolist()],

@@ -21,7 +21,14 @@ import pandas as pd
 from harness._errors import RunFormatError
 from harness._json import json_problem, loads
 from harness.report._columns import ROW_FIELDS
-from harness.report._rows import ROW_DECODER, Row, row_from_dict
+from harness.report._rows import (
+    ROW_DECODER,
+    CheckSets,
+    Row,
+    number_checks,
+    row_from_dict,
+    share_checks,
+)
 from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, STATUSES, RunManifest
 
 if TYPE_CHECKING:
@@ -47,6 +54,8 @@ class LoadedRun:
     """One row per result: suite, case, model, sample, status, task_count, the numeric
     ``ROW_FIELDS`` (latency_ms, tokens_in, tokens_out, ...), counted (bool), passed (bool),
     parsed (bool)."""
+    check_sets: CheckSets
+    """The distinct check outcomes of the rows and which one each row has."""
     torn_line: int | None = None
     """1-based number of a torn last line that was left out, or None."""
 
@@ -139,8 +148,9 @@ def _read_manifest(run_dir: Path) -> RunManifest:
 _CHUNK = 1 << 24
 
 
-def _parse_lines(path: Path) -> tuple[list[Row], int | None]:
-    """The rows of results.jsonl and the number of a torn last line (or None).
+def _parse_lines(path: Path) -> tuple[list[Row], CheckSets, int | None]:
+    """The rows of results.jsonl, their check outcomes (``CheckSets``) and the number of a
+    torn last line (or None).
 
     The fast path decodes each line straight into a ``Row`` (msgspec, field types checked as
     it goes). Anything it refuses (a damaged or torn line, a wrong type, NaN, an unknown
@@ -158,10 +168,12 @@ def _parse_lines(path: Path) -> tuple[list[Row], int | None]:
                 rest = chunk[cut:]
             if rest:  # a last line without its newline
                 rows.append(ROW_DECODER.decode(rest))
-        return rows, None  # every status known: Row.status is a Literal msgspec checks
+        # every status known: Row.status is a Literal msgspec checks
+        return rows, share_checks(rows), None
     except (msgspec.DecodeError, OSError):
         pass
-    return _parse_lines_carefully(path)
+    rows, torn = _parse_lines_carefully(path)
+    return rows, number_checks(rows), torn
 
 
 def _parse_lines_carefully(path: Path) -> tuple[list[Row], int | None]:
@@ -277,7 +289,7 @@ def load_run(path: str | Path) -> LoadedRun:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        rows, torn = _parse_lines(results)
+        rows, check_sets, torn = _parse_lines(results)
     finally:
         gc.freeze()
         if was_enabled:
@@ -296,7 +308,7 @@ def load_run(path: str | Path) -> LoadedRun:
             f"says {manifest.suite!r}",
             source=str(results),
         )
-    return LoadedRun(run_dir, manifest, rows, _frame(rows), torn)
+    return LoadedRun(run_dir, manifest, rows, _frame(rows), check_sets, torn)
 
 
 def read_prompts(run_dir: Path) -> dict[str, str]:
