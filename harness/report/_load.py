@@ -11,6 +11,7 @@ import gc
 import json
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from sys import intern
 from typing import TYPE_CHECKING, Any
@@ -247,16 +248,25 @@ def _wrong_type(row: dict[str, Any]) -> str | None:
 
 
 def _frame(rows: list[Row]) -> pd.DataFrame:
+    def ids(name: str) -> list[str]:
+        # Interned: each id is then one string object, which pandas groups by far faster.
+        return list(map(intern, map(attrgetter(name), rows)))
+
+    numbers = {
+        name: values[:, i]
+        for names, read in ROW_FIELDS.items()
+        for values in (read(rows),)
+        for i, name in enumerate(names)
+    }
     frame = pd.DataFrame(
         {
-            # Interned: each id is then one string object, which pandas groups by far faster.
-            "suite": [intern(r.suite) for r in rows],
-            "case": [intern(r.case) for r in rows],
-            "model": [intern(r.model) for r in rows],
-            "sample": [r.sample for r in rows],
-            "status": [intern(r.status) for r in rows],
-            "task_count": pd.array([r.task_count for r in rows], dtype="Int64"),
-            **{name: column(rows) for name, column in ROW_FIELDS.items()},
+            "suite": ids("suite"),
+            "case": ids("case"),
+            "model": ids("model"),
+            "sample": list(map(attrgetter("sample"), rows)),
+            "status": ids("status"),
+            "task_count": pd.array(list(map(attrgetter("task_count"), rows)), dtype="Int64"),
+            **numbers,
         }
     )
     frame["counted"] = frame["status"].isin(COUNTED_STATUSES)
