@@ -95,7 +95,10 @@ class Summary:
         scored), computed once for every writer that shows it."""
         from harness.report._metrics import metric_report
 
-        return metric_report(self.run.rows)
+        # Only rows with a metric status count (the rest are skipped by metric_report).
+        return metric_report(
+            [r for r in self.run.rows if r.metric_status in ("scored", "unparseable")]
+        )
 
     def case_labels(self) -> pd.Series:
         """Count of cases (case x model) per label."""
