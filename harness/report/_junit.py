@@ -34,15 +34,6 @@ def _a(text: Any) -> str:
     return quoteattr(_BAD_XML.sub("?", s))
 
 
-def _violations(row: Row) -> str:
-    lines = []
-    for v in row.violations or []:
-        where = f"{v.get('task')}: " if v.get("task") else ""
-        sev = "" if v.get("severity", "error") == "error" else f" ({v.get('severity')})"
-        lines.append(f"[{v.get('check')}{sev}] {where}{v.get('message')} ({v.get('path', '')})")
-    return "\n".join(lines)
-
-
 def _testcase(row: Row, classname: str) -> str:
     """A row's <testcase> as for a passing row (``render_junit`` adds the failure or error);
     ``classname`` is the quoted ``suite.model`` attribute."""
@@ -51,20 +42,53 @@ def _testcase(row: Row, classname: str) -> str:
     return f'<testcase classname={classname} name={_a(name)} time="{seconds:.3f}"/>'
 
 
-def _body(row: Row) -> str:
-    """The <failure> or <error> element of a row that did not pass."""
-    status = row.status
-    if status == "fail":
-        errors = [v for v in row.violations or [] if v.get("severity", "error") == "error"]
-        first = errors[0] if errors else {"check": "?", "message": "failed"}
-        msg = f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
-        return f'<failure type="violations" message={_a(msg)}>{_x(_violations(row))}</failure>'
-    if status == "unparseable":
-        msg = row.detail or "no plan could be read from the answer"
-        return f'<failure type="unparseable" message={_a(msg)}>{_x(msg)}</failure>'
-    # missing / stale / error are not plan failures: JUnit errors
-    msg = row.detail or status
-    return f"<error type={_a(status)} message={_a(msg)}>{_x(msg)}</error>"
+_NO_ERROR = {"check": "?", "message": "failed"}
+_SEP = "\ue000"
+"""Joins the texts escaped in one pass (a private-use character: not escaped, not replaced)."""
+
+
+def _escape_all(texts: list[str]) -> list[str]:
+    """``_x`` of each text, computed over their concatenation at once."""
+    joined = _SEP.join(texts)
+    if joined.count(_SEP) != len(texts) - 1:  # some text holds the separator itself
+        return [_x(t) for t in texts]
+    return escape(_BAD_XML.sub("?", joined)).split(_SEP)
+
+
+def _bodies(rows: list[Row], which: list[int]) -> list[str]:
+    """The <failure> or <error> element of each row of ``which`` (rows that did not pass)."""
+    opens, texts, closes = [], [], []
+    for i in which:
+        row = rows[i]
+        status = row.status
+        if status == "fail":
+            violations = row.violations or []
+            errors = [v for v in violations if v.get("severity", "error") == "error"]
+            first = errors[0] if errors else _NO_ERROR
+            msg = (
+                f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
+            )
+            lines = []
+            for v in violations:
+                where = f"{v.get('task')}: " if v.get("task") else ""
+                sev = "" if v.get("severity", "error") == "error" else f" ({v.get('severity')})"
+                lines.append(
+                    f"[{v.get('check')}{sev}] {where}{v.get('message')} ({v.get('path', '')})"
+                )
+            opens.append(f'<failure type="violations" message={_a(msg)}>')
+            texts.append("\n".join(lines))
+            closes.append("</failure>")
+        elif status == "unparseable":
+            msg = row.detail or "no plan could be read from the answer"
+            opens.append(f'<failure type="unparseable" message={_a(msg)}>')
+            texts.append(str(msg))
+            closes.append("</failure>")
+        else:  # missing / stale / error are not plan failures: JUnit errors
+            msg = row.detail or status
+            opens.append(f"<error type={_a(status)} message={_a(msg)}>")
+            texts.append(str(msg))
+            closes.append("</error>")
+    return [o + t + c for o, t, c in zip(opens, _escape_all(texts), closes, strict=True)]
 
 
 def _plain(values: Any) -> bool:
@@ -90,8 +114,9 @@ def render_junit(run: LoadedRun) -> str:
         ]
     else:
         texts = [_testcase(r, classname[r.model]) for r in rows]
-    for i in np.flatnonzero((f["status"] != "pass").to_numpy()).tolist():
-        texts[i] = f"{texts[i][:-2]}>{_body(rows[i])}</testcase>"
+    failed = np.flatnonzero((f["status"] != "pass").to_numpy()).tolist()
+    for i, body in zip(failed, _bodies(rows, failed), strict=True):
+        texts[i] = f"{texts[i][:-2]}>{body}</testcase>"
     status = f["status"].to_numpy()
     by_model = np.argsort(codes, kind="stable")
     bounds = np.cumsum(np.bincount(codes, minlength=len(models)))
