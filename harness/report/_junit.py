@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -15,7 +16,7 @@ import pandas as pd
 from harness.report._load import LoadedRun
 from harness.report._rows import Row
 
-__all__ = ["render_junit", "write_csv"]
+__all__ = ["junit_parts", "render_junit", "write_csv", "write_junit"]
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -97,46 +98,57 @@ def _plain(values: Any) -> bool:
 
 
 def render_junit(run: LoadedRun) -> str:
-    """The run as JUnit XML: one <testsuite> per model, one <testcase> per row.
+    """The run as JUnit XML: one <testsuite> per model, one <testcase> per row."""
+    return "".join(junit_parts(run))
 
-    Every row is first written as a passing <testcase> (one comprehension over the rows);
-    the rows that did not pass then get their failure or error. The ids are escaped once per
-    distinct case and model, not once per row.
+
+def write_junit(run: LoadedRun, path: Path) -> None:
+    """``render_junit`` written to ``path`` one testsuite at a time (never the whole text)."""
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        for part in junit_parts(run):
+            out.write(part)
+
+
+def junit_parts(run: LoadedRun) -> Iterator[str]:
+    """The text of ``render_junit`` in pieces: the head, each model's <testsuite>, the tail.
+
+    Every row of a model is first written as a passing <testcase> (one comprehension over its
+    rows); those that did not pass then get their failure or error. The ids are escaped once
+    per distinct case and model, not once per row.
     """
     rows, f = run.rows, run.frame
     codes, models = pd.factorize(f["model"], sort=False)  # models in order of first row
-    classname = {m: _a(run.suite + "." + m) for m in models}
-    if _plain(f["case"].unique()) and _plain(models):
-        texts = [
-            f'<testcase classname={classname[r.model]} name="{r.case}[{r.model}-s{r.sample}]" '
-            f'time="{(r.latency_ms or 0) / 1000:.3f}"/>'
-            for r in rows
-        ]
-    else:
-        texts = [_testcase(r, classname[r.model]) for r in rows]
-    failed = np.flatnonzero((f["status"] != "pass").to_numpy()).tolist()
-    for i, body in zip(failed, _bodies(rows, failed), strict=True):
-        texts[i] = f"{texts[i][:-2]}>{body}</testcase>"
+    plain = _plain(f["case"].unique()) and _plain(models)
     status = f["status"].to_numpy()
+    passed = status == "pass"
     by_model = np.argsort(codes, kind="stable")
-    bounds = np.cumsum(np.bincount(codes, minlength=len(models)))
-    ordered = np.array(texts, dtype=object)[by_model]
-    parts = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f"<testsuites name={_a('planeval ' + run.suite)}>",
-    ]
+    bounds = np.cumsum(np.bincount(codes, minlength=len(models))).tolist()
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n'
+    yield f"<testsuites name={_a('planeval ' + run.suite)}>\n"
     for m, model in enumerate(models):
-        mine = status[codes == m]
-        failures = int(np.isin(mine, ("fail", "unparseable")).sum())
-        errors = int(np.isin(mine, ("missing", "stale", "error")).sum())
-        parts.append(
-            f'<testsuite name={_a(run.suite + "." + model)} tests="{len(mine)}" '
+        mine = by_model[bounds[m - 1] if m else 0 : bounds[m]]
+        classname = _a(run.suite + "." + model)
+        picked = [rows[i] for i in mine.tolist()]
+        if plain:
+            texts = [
+                f'<testcase classname={classname} name="{r.case}[{model}-s{r.sample}]" '
+                f'time="{(r.latency_ms or 0) / 1000:.3f}"/>'
+                for r in picked
+            ]
+        else:
+            texts = [_testcase(r, classname) for r in picked]
+        failed = np.flatnonzero(~passed[mine]).tolist()
+        for k, body in zip(failed, _bodies(picked, failed), strict=True):
+            texts[k] = f"{texts[k][:-2]}>{body}</testcase>"
+        states = status[mine]
+        failures = int(np.isin(states, ("fail", "unparseable")).sum())
+        errors = int(np.isin(states, ("missing", "stale", "error")).sum())
+        head = (
+            f'<testsuite name={classname} tests="{len(mine)}" '
             f'failures="{failures}" errors="{errors}" skipped="0">'
         )
-        parts.extend(ordered[bounds[m] - len(mine) : bounds[m]].tolist())
-        parts.append("</testsuite>")
-    parts.append("</testsuites>\n")
-    return "\n".join(parts)
+        yield "\n".join([head, *texts, "</testsuite>\n"])
+    yield "</testsuites>\n"
 
 
 _QUOTE = re.compile('[,"\r\n\x00]')
@@ -159,14 +171,17 @@ def _column(values: list[Any]) -> list[str]:
     return [_csv_cell(c) if _QUOTE.search(c) else c for c in cells]
 
 
-def _with(run: LoadedRun, outcome: str) -> list[str]:
-    """Per row, ``a;b``: the checks with this outcome (joined once per distinct set)."""
+def _joined(run: LoadedRun, outcome: str) -> list[str]:
+    """Per distinct check set of the run, ``a;b``: its checks with this outcome."""
     sets = run.check_sets
-    joined = [
+    return [
         ";".join([k for k, v in zip(names, outcomes, strict=True) if v == outcome])
         for names, outcomes in zip(sets.names, sets.outcomes, strict=True)
     ]
-    return [joined[i] for i in sets.ids.tolist()]
+
+
+_BLOCK = 20_000
+"""Rows of results.csv made and written at a time (memory is reused from block to block)."""
 
 
 def write_csv(run: LoadedRun, path: Path) -> None:
@@ -175,34 +190,38 @@ def write_csv(run: LoadedRun, path: Path) -> None:
     The lines are joined here, column by column, with the stdlib csv writer's rules
     (``csv.writer`` defaults: comma, minimal quoting, ``\\r\\n``); a cell that needs quoting is
     quoted by that writer. (pandas' to_csv took seconds on a 200,000-row run, and the csv
-    writer over every cell a second.)
+    writer over every cell a second.) ``_BLOCK`` rows at a time.
     """
     rows, f = run.rows, run.frame
-
-    def ints(column: str) -> list[Any]:
-        return ["" if x != x else int(x) for x in f[column].tolist()]
-
-    columns: dict[str, list[Any]] = {
-        "suite": f["suite"].tolist(),
-        "case": f["case"].tolist(),
-        "model": f["model"].tolist(),
-        "sample": f["sample"].tolist(),
-        "status": f["status"].tolist(),
-        "failed_checks": _with(run, "fail"),
-        "warned_checks": _with(run, "warn"),
-        "violations": [len(r.violations or ()) for r in rows],
-        "task_count": ["" if r.task_count is None else r.task_count for r in rows],
-        "latency_ms": ["" if x != x else x for x in f["latency_ms"].tolist()],
-        "tokens_input": ints("tokens_in"),
-        "tokens_output": ints("tokens_out"),
-        "tags": [";".join(map(str, r.tags or ())) for r in rows],
-        "detail": [r.detail or "" for r in rows],
-        "recording": [r.recording or "" for r in rows],
-    }
-    header = ",".join(_column(list(columns)))
-    lines = map(",".join, zip(*(_column(c) for c in columns.values()), strict=True))
+    sets = run.check_sets.ids
+    failed, warned = _joined(run, "fail"), _joined(run, "warn")
+    ids = {name: f[name].to_numpy() for name in ("suite", "case", "model", "sample", "status")}
+    numbers = {name: f[name].to_numpy() for name in ("latency_ms", "tokens_in", "tokens_out")}
     with path.open("w", encoding="utf-8", newline="") as out:
-        out.write(header)
-        out.write("\r\n")
-        out.write("\r\n".join(lines))
-        out.write("\r\n")
+        for start in range(0, len(rows), _BLOCK):
+            block = slice(start, start + _BLOCK)
+            part = rows[block]
+            which = sets[block].tolist()
+            columns: dict[str, list[Any]] = {
+                **{name: values[block].tolist() for name, values in ids.items()},
+                "failed_checks": [failed[i] for i in which],
+                "warned_checks": [warned[i] for i in which],
+                "violations": [len(r.violations or ()) for r in part],
+                "task_count": ["" if r.task_count is None else r.task_count for r in part],
+                "latency_ms": ["" if x != x else x for x in numbers["latency_ms"][block].tolist()],
+                "tokens_input": _ints(numbers["tokens_in"][block]),
+                "tokens_output": _ints(numbers["tokens_out"][block]),
+                "tags": [";".join(map(str, r.tags or ())) for r in part],
+                "detail": [r.detail or "" for r in part],
+                "recording": [r.recording or "" for r in part],
+            }
+            if start == 0:
+                out.write(",".join(_column(list(columns))) + "\r\n")
+            cells = [_column(c) for c in columns.values()]
+            out.write("\r\n".join(map(",".join, zip(*cells, strict=True))))
+            out.write("\r\n")
+
+
+def _ints(values: Any) -> list[Any]:
+    """Counts read as floats (NaN: none) as the ints the csv shows ("" for none)."""
+    return ["" if x != x else int(x) for x in values.tolist()]

@@ -152,8 +152,8 @@ def _parse_lines(path: Path) -> tuple[list[Row], CheckSets, int | None]:
 
     The fast path decodes each line straight into a ``Row`` (msgspec, field types checked as
     it goes; blank lines are skipped). Anything it refuses (a damaged or torn line, a wrong
-    type, NaN, an unknown status) sends the whole file down the careful path, which says exactly what
-    is wrong and where, or reads what the fast path could not.
+    type, NaN, an unknown status) sends the whole file down the careful path, which says
+    exactly what is wrong and where, or reads what the fast path could not.
     """
     try:
         # The whole file at once, decoded in C: the rows' raw plan and check texts point into
