@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -180,8 +181,12 @@ def _case_payload_by_row(
     return main, detail
 
 
-_CELLS_MAX = 50_000_000
-"""At most this many (case, model, sample) slots for the columnar grid (else row by row)."""
+def _slots_max(rows: int) -> int:
+    """At most this many (case, model, sample) slots, or (case, model) x check cells, for the
+    columnar grid (a sparser grid goes row by row: memory stays in proportion to the rows)."""
+    return 4 * rows + 1_000_000
+
+
 _UNDERSCORE = ord("_")
 
 
@@ -214,7 +219,8 @@ class _Grid:
         m = _codes(f["model"], {model: i for i, model in enumerate(models)})
         if m is None:
             return None
-        if len(names) * len(models) * (int(k.max()) + 1) > _CELLS_MAX:
+        checks = len(set(chain.from_iterable(s.run.check_sets.names)))
+        if len(names) * len(models) * max(int(k.max()) + 1, checks) > _slots_max(len(k)):
             return None
         grid = cls(s, cases.astype(np.int64), [str(c) for c in names], models, m, k)
         ordered = np.sort(grid.slot)
@@ -337,7 +343,7 @@ class _Grid:
             found = lists.get(key)
             if found is None:
                 found = lists[key] = np.flatnonzero(row).tolist()
-            per_cell[cell] = found
+            per_cell[cell] = list(found)
         return list(checks), per_cell
 
 
