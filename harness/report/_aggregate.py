@@ -12,9 +12,9 @@ failures) but are counted in their own columns everywhere.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -95,7 +95,10 @@ class Summary:
         scored), computed once for every writer that shows it."""
         from harness.report._metrics import metric_report
 
-        return metric_report(self.run.rows)
+        # Only rows with a metric status count (the rest are skipped by metric_report).
+        return metric_report(
+            [r for r in self.run.rows if r.metric_status in ("scored", "unparseable")]
+        )
 
     def case_labels(self) -> pd.Series:
         """Count of cases (case x model) per label."""
@@ -193,16 +196,19 @@ def _cases(run: LoadedRun) -> pd.DataFrame:
 
 
 def _checks(run: LoadedRun) -> pd.DataFrame:
-    # Most rows share a handful of check-outcome combinations: count those per model first
-    # (one pass over the rows), then spread them over checks.
-    # (keys, outcomes) rather than items: two tuples a row instead of one per check.
-    combos = Counter(
-        (r.model, tuple(r.checks), tuple(r.checks.values())) if r.checks else (r.model, (), ())
-        for r in run.rows
+    # Most rows share a handful of check-outcome sets (``LoadedRun.check_sets``): count the
+    # rows of each (model, set) pair, in order of first appearance, then spread them over
+    # checks.
+    sets = run.check_sets
+    codes, models = pd.factorize(run.frame["model"], sort=False)
+    pairs, first, counts = np.unique(
+        codes.astype(np.int64) * len(sets.names) + sets.ids, return_index=True, return_counts=True
     )
+    order = np.argsort(first, kind="stable")
     agg: dict[tuple[str, str], list[int]] = {}
-    for (model, names, outcomes), n in combos.items():
-        for check, outcome in zip(names, outcomes, strict=True):
+    for pair, n in zip(pairs[order].tolist(), counts[order].tolist(), strict=True):
+        model, which = models[pair // len(sets.names)], pair % len(sets.names)
+        for check, outcome in zip(sets.names[which], sets.outcomes[which], strict=True):
             if outcome in ("pass", "fail", "warn"):
                 a = agg.setdefault((str(check), str(model)), [0, 0, 0])
                 a[0] += n
@@ -226,14 +232,72 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
 
 
 def _tags(run: LoadedRun) -> pd.DataFrame:
+    """Per (tag, model), in sorted order: counted, passed, not_counted, rate, low, high
+    (clustered by case), cases. Rows are spread over their tags by codes (numpy), not by
+    exploding a column of lists; tags that are not all strings go through ``_tags_exploded``,
+    which gives the same table."""
+    f = run.frame
+    seq = [r.tags or () for r in run.rows]
+    flat = list(chain.from_iterable(seq))
+    if not set(map(type, flat)) <= {str}:
+        return _tags_exploded(run)
+    if not flat:
+        return _no_tags()
+    row = np.repeat(np.arange(len(seq)), list(map(len, seq)))
+    tag, tags = pd.factorize(np.array(flat, dtype=object), sort=True)
+    model, models = pd.factorize(f["model"], sort=True)
+    case, cases = pd.factorize(f["case"], sort=False)
+    counted = f["counted"].to_numpy()[row].astype(np.int64)
+    passed = f["passed"].to_numpy()[row].astype(np.int64)
+    nm = len(models)
+    pair = tag.astype(np.int64) * nm + model[row]
+    size = np.bincount(pair, minlength=len(tags) * nm)
+    seen = np.flatnonzero(size)  # (tag, model) pairs in sorted order
+    index = pd.MultiIndex.from_arrays(
+        [np.asarray(tags, dtype=object)[seen // nm], np.asarray(models, dtype=object)[seen % nm]],
+        names=["tag", "model"],
+    )
+    n_counted = np.bincount(pair, weights=counted, minlength=len(size))[seen].astype(np.int64)
+    n_passed = np.bincount(pair, weights=passed, minlength=len(size))[seen].astype(np.int64)
+    df = pd.DataFrame({"counted": n_counted, "passed": n_passed}, index=index)
+    df["not_counted"] = size[seen] - df["counted"]
+    # Per (tag, model, case) in order of first appearance, as groupby(sort=False) gives them.
+    triple = pair * len(cases) + case[row]
+    keys, first, inverse = np.unique(triple, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    keys = keys[order]
+    per_case = pd.DataFrame(
+        {
+            "passed": np.bincount(inverse, weights=passed)[order].astype(np.int64),
+            "counted": np.bincount(inverse, weights=counted)[order].astype(np.int64),
+        },
+        index=pd.MultiIndex.from_arrays(
+            [
+                np.asarray(tags, dtype=object)[keys // len(cases) // nm],
+                np.asarray(models, dtype=object)[keys // len(cases) % nm],
+                np.asarray(cases, dtype=object)[keys % len(cases)],
+            ],
+            names=["tag", "model", "case"],
+        ),
+    )
+    _with_clustered_interval(df, per_case, ["tag", "model"])
+    return df
+
+
+def _no_tags() -> pd.DataFrame:
+    return pd.DataFrame(
+        columns=["counted", "passed", "rate", "low", "high", "not_counted"],
+        index=pd.MultiIndex.from_arrays([[], []], names=["tag", "model"]),
+    )
+
+
+def _tags_exploded(run: LoadedRun) -> pd.DataFrame:
+    """``_tags`` by exploding a column of each row's tags (any hashable tag values)."""
     f = run.frame[["case", "model", "counted", "passed"]].copy()
     f["tag"] = [list(r.tags or []) for r in run.rows]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
-        return pd.DataFrame(
-            columns=["counted", "passed", "rate", "low", "high", "not_counted"],
-            index=pd.MultiIndex.from_arrays([[], []], names=["tag", "model"]),
-        )
+        return _no_tags()
     g = f.groupby(["tag", "model"], sort=True)
     df = pd.DataFrame({"counted": g["counted"].sum(), "passed": g["passed"].sum()})
     df["not_counted"] = g.size() - df["counted"]

@@ -13,8 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from harness.report._rows import Row
@@ -28,34 +30,35 @@ Prices = Mapping[str, "Price | None"]
 """The price of each model id of the frame (None or absent: unknown)."""
 
 
-def _token(key: str) -> Callable[[list[Row]], list[float]]:
-    def column(rows: list[Row]) -> list[float]:
-        # A Row's token counts are numbers or None; one comprehension, no call per row.
-        return [
-            math.nan if (v := t.get(key) if (t := r.tokens) else None) is None else float(v)
+def _token_counts(rows: list[Row]) -> np.ndarray:
+    """tokens_in, tokens_out, tokens_cached, tokens_cache_write in one pass (a Row's token
+    counts are numbers or None: NaN here)."""
+    none = (None, None, None, None)
+    return np.array(
+        [
+            (t.get("input"), t.get("output"), t.get("cached_input"), t.get("cache_write_input"))
+            if (t := r.tokens)
+            else none
             for r in rows
-        ]
+        ],
+        dtype=np.float64,
+    ).reshape(len(rows), 4)
+
+
+def _floats(key: str) -> Callable[[list[Row]], np.ndarray]:
+    def column(rows: list[Row]) -> np.ndarray:
+        # A Row's numeric fields are typed: numbers or None (NaN here).
+        return np.array(list(map(attrgetter(key), rows)), dtype=np.float64).reshape(-1, 1)
 
     return column
 
 
-def _float(key: str) -> Callable[[list[Row]], list[float]]:
-    def column(rows: list[Row]) -> list[float]:
-        # A Row's numeric fields are typed: numbers or None.
-        return [math.nan if (v := getattr(r, key)) is None else float(v) for r in rows]
-
-    return column
-
-
-ROW_FIELDS: dict[str, Callable[[list[Row]], list[float]]] = {
-    "latency_ms": _float("latency_ms"),
-    "tokens_in": _token("input"),
-    "tokens_out": _token("output"),
-    "tokens_cached": _token("cached_input"),
-    "tokens_cache_write": _token("cache_write_input"),
+ROW_FIELDS: dict[tuple[str, ...], Callable[[list[Row]], np.ndarray]] = {
+    ("latency_ms",): _floats("latency_ms"),
+    ("tokens_in", "tokens_out", "tokens_cached", "tokens_cache_write"): _token_counts,
 }
-"""Numeric frame columns, each read from every results.jsonl row at once (NaN where a row has
-no value)."""
+"""Numeric frame columns: names -> a reader of every results.jsonl row at once, giving one
+float column per name (NaN where a row has no value); related columns are read in one pass."""
 
 
 def number(x: Any, digits: int = 0) -> str:

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import chain
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from harness.report._aggregate import Summary
 from harness.report._rows import Row
@@ -83,7 +87,22 @@ def _ref(tables: _Tables, row: Row) -> list[int] | int:
 def case_payload(
     s: Summary, prompts: dict[str, str], budget: int = DETAIL_BUDGET
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``case-data`` and ``detail-data`` documents of report.html."""
+    """The ``case-data`` and ``detail-data`` documents of report.html.
+
+    Built from the run's columns when every (case, model, sample) is one row with a sample
+    of 0 or more (any run planeval writes); else row by row, where a repeated sample
+    overwrites the earlier one. Both give the same documents for the same rows.
+    """
+    grid = _Grid.of(s)
+    if grid is None:
+        return _case_payload_by_row(s, prompts, budget)
+    return grid.payload(s, prompts, budget)
+
+
+def _case_payload_by_row(
+    s: Summary, prompts: dict[str, str], budget: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``case_payload``, one row at a time."""
     models = [str(m) for m in s.models.index]
     mi = {m: i for i, m in enumerate(models)}
     checks: dict[str, int] = {}
@@ -160,3 +179,178 @@ def case_payload(
         "cut": tables.full,
     }
     return main, detail
+
+
+def _slots_max(rows: int) -> int:
+    """At most this many (case, model, sample) slots, or (case, model) x check cells, for the
+    columnar grid (a sparser grid goes row by row: memory stays in proportion to the rows)."""
+    return 4 * rows + 1_000_000
+
+
+_UNDERSCORE = ord("_")
+
+
+class _Grid:
+    """The rows of a run laid out as case x model x sample slots (numpy arrays), for
+    ``case_payload``: cases numbered in order of first appearance, models in the order of
+    ``Summary.models``."""
+
+    def __init__(
+        self, s: Summary, cases: Any, names: list[str], models: list[str], m: Any, k: Any
+    ) -> None:
+        self.names, self.models = names, models
+        self.nc, self.nm, self.ns = len(names), len(models), int(k.max()) + 1
+        self.case, self.sample = cases, k
+        self.cell = cases * self.nm + m  # one cell per (case, model)
+        self.slot = self.cell * self.ns + k
+        self.code = _codes(s.run.frame["status"], {st: i for i, st in enumerate(_RANK)})
+        """Per row, its status as an index into ``_RANK`` (its rank)."""
+
+    @classmethod
+    def of(cls, s: Summary) -> _Grid | None:
+        """The grid, or None when some slot holds two rows, a sample is negative, or the grid
+        would be too big (then ``case_payload`` goes row by row)."""
+        f = s.run.frame
+        models = [str(m) for m in s.models.index]
+        k = f["sample"].to_numpy()
+        if k.dtype.kind != "i" or len(k) == 0 or int(k.min()) < 0:
+            return None
+        cases, names = pd.factorize(f["case"], sort=False)
+        m = _codes(f["model"], {model: i for i, model in enumerate(models)})
+        if m is None:
+            return None
+        checks = len(set(chain.from_iterable(s.run.check_sets.names)))
+        if len(names) * len(models) * max(int(k.max()) + 1, checks) > _slots_max(len(k)):
+            return None
+        grid = cls(s, cases.astype(np.int64), [str(c) for c in names], models, m, k)
+        ordered = np.sort(grid.slot)
+        if grid.code is None or (ordered[1:] == ordered[:-1]).any():
+            return None
+        return grid
+
+    def payload(
+        self, s: Summary, prompts: dict[str, str], budget: int
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        rows = s.run.rows
+        nc, nm, ns = self.nc, self.nm, self.ns
+        # Per cell: its length (highest sample + 1) and the row in each slot (-1: none).
+        length = np.zeros(nc * nm, dtype=np.int64)
+        np.maximum.at(length, self.cell, self.sample + 1)
+        at = np.full(nc * nm * ns, -1, dtype=np.int64)
+        at[self.slot] = np.arange(len(self.slot))
+        letters = np.full(nc * nm * ns, _UNDERSCORE, dtype=np.uint8)
+        table = np.frombuffer("".join(LETTER[st] for st in _RANK).encode("ascii"), np.uint8)
+        letters[self.slot] = table[self.code]
+        text = letters.tobytes().decode("ascii")
+        lengths = length.tolist()
+        # Cases worst first: failing samples, then not counted ones; then by name.
+        rank = self.code
+        failing = np.bincount(self.case, weights=rank <= 1, minlength=nc).astype(np.int64)
+        other = np.bincount(self.case, weights=(rank >= 2) & (rank <= 4), minlength=nc)
+        bad = list(zip((-failing).tolist(), (-other.astype(np.int64)).tolist(), strict=True))
+        order = sorted(range(nc), key=lambda c: (bad[c], natural_key(self.names[c])))
+        # Tags: those of each case's first row, numbered in order of first appearance.
+        tags: dict[str, int] = {}
+        first_row = np.unique(self.case, return_index=True)[1].tolist()
+        case_tags = [
+            [tags.setdefault(str(t), len(tags)) for t in rows[i].tags or []] for i in first_row
+        ]
+        checks, bad_checks = self._bad_checks(s)
+        # Detail: a representative (worst, then lowest) sample of each cell first.
+        by = np.lexsort((self.sample, rank, self.cell))
+        firsts = np.unique(self.cell[by], return_index=True)
+        representative = np.full(nc * nm, -1, dtype=np.int64)
+        representative[firsts[0]] = by[firsts[1]]
+        rep = representative.tolist()
+        tables = _Tables(budget)
+        refs: list[list[list[list[int] | int]]] = [
+            [[0] * lengths[c * nm + m] for m in range(nm)] for c in order
+        ]
+        prompt_refs = [-1] * len(order)
+        for n, c in enumerate(order):
+            prompt_refs[n] = tables.add("t", prompts.get(self.names[c]))
+            for m in range(nm):
+                i = rep[c * nm + m]
+                if i >= 0:
+                    refs[n][m][rows[i].sample] = _ref(tables, rows[i])
+            if tables.full:
+                break
+        if not tables.full:
+            slots = at.tolist()
+            for n, c in enumerate(order):
+                if tables.full:
+                    break
+                for m in range(nm):
+                    base = (c * nm + m) * ns
+                    for k in range(lengths[c * nm + m]):
+                        i = slots[base + k]
+                        if i >= 0 and refs[n][m][k] == 0:
+                            refs[n][m][k] = _ref(tables, rows[i])
+        cases = []
+        for c in order:
+            cells = range(c * nm, c * nm + nm)
+            cases.append(
+                {
+                    "id": self.names[c],
+                    "tags": case_tags[c],
+                    "s": [text[x * ns : x * ns + lengths[x]] for x in cells],
+                    "x": [bad_checks.get(x, []) for x in cells],
+                }
+            )
+        main = {"models": self.models, "checks": checks, "tags": list(tags), "cases": cases}
+        detail = {
+            "t": tables.texts,
+            "p": tables.plans,
+            "v": tables.viols,
+            "pr": prompt_refs,
+            "d": refs,
+            "cut": tables.full,
+        }
+        return main, detail
+
+    def _bad_checks(self, s: Summary) -> tuple[list[str], dict[int, list[int]]]:
+        """The checks that failed or warned on some row, numbered in order of first
+        appearance (row by row, each row's checks in order), and per cell the sorted numbers
+        of those that did on one of its rows."""
+        sets = s.run.check_sets
+        bad_of = [
+            [name for name, o in zip(names, outcomes, strict=True) if o in ("fail", "warn")]
+            for names, outcomes in zip(sets.names, sets.outcomes, strict=True)
+        ]
+        has_bad = np.array([bool(b) for b in bad_of], dtype=bool)[sets.ids]
+        rows_bad = np.flatnonzero(has_bad)
+        checks: dict[str, int] = {}
+        if len(rows_bad) == 0:
+            return [], {}
+        ids = sets.ids[rows_bad]
+        seen, first = np.unique(ids, return_index=True)
+        for which in seen[np.argsort(first, kind="stable")].tolist():
+            for name in bad_of[which]:
+                checks.setdefault(name, len(checks))
+        # Which checks each set has bad (a small matrix), then which each cell has.
+        has = np.zeros((len(bad_of), len(checks)), dtype=bool)
+        for which, names in enumerate(bad_of):
+            has[which, [checks[name] for name in names]] = True
+        cells = np.zeros((self.nc * self.nm, len(checks)), dtype=bool)
+        for j in range(len(checks)):
+            on = has[ids, j]
+            cells[self.cell[rows_bad[on]], j] = True
+        lists: dict[bytes, list[int]] = {}
+        per_cell: dict[int, list[int]] = {}
+        for cell in np.flatnonzero(cells.any(axis=1)).tolist():
+            row = cells[cell]
+            key = row.tobytes()
+            found = lists.get(key)
+            if found is None:
+                found = lists[key] = np.flatnonzero(row).tolist()
+            per_cell[cell] = list(found)
+        return list(checks), per_cell
+
+
+def _codes(column: pd.Series, numbers: dict[Any, int]) -> Any:
+    """``numbers`` of each value of ``column`` as an int64 array (None if one has none)."""
+    codes, values = pd.factorize(column, sort=False)
+    table = [numbers.get(v, -1) for v in values]
+    if -1 in table:
+        return None
+    return np.array(table, dtype=np.int64)[codes]

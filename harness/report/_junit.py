@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import csv
+import io
 import re
-from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+import numpy as np
 import pandas as pd
 
 from harness.report._load import LoadedRun
 from harness.report._rows import Row
 
-__all__ = ["render_junit", "write_csv"]
+__all__ = ["junit_parts", "render_junit", "write_csv", "write_junit"]
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -33,103 +35,193 @@ def _a(text: Any) -> str:
     return quoteattr(_BAD_XML.sub("?", s))
 
 
-def _violations(row: Row) -> str:
-    lines = []
-    for v in row.violations or []:
-        where = f"{v.get('task')}: " if v.get("task") else ""
-        sev = "" if v.get("severity", "error") == "error" else f" ({v.get('severity')})"
-        lines.append(f"[{v.get('check')}{sev}] {where}{v.get('message')} ({v.get('path', '')})")
-    return "\n".join(lines)
-
-
 def _testcase(row: Row, classname: str) -> str:
-    """One <testcase>; ``classname`` is the quoted ``suite.model`` attribute."""
+    """A row's <testcase> as for a passing row (``render_junit`` adds the failure or error);
+    ``classname`` is the quoted ``suite.model`` attribute."""
     name = f"{row.case}[{row.model}-s{row.sample}]"
     seconds = (row.latency_ms or 0) / 1000
-    head = f'<testcase classname={classname} name={_a(name)} time="{seconds:.3f}"'
-    status = row.status
-    if status == "pass":
-        return head + "/>"
-    if status == "fail":
-        errors = [v for v in row.violations or [] if v.get("severity", "error") == "error"]
-        first = errors[0] if errors else {"check": "?", "message": "failed"}
-        msg = f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
-        body = f'<failure type="violations" message={_a(msg)}>{_x(_violations(row))}</failure>'
-    elif status == "unparseable":
-        msg = row.detail or "no plan could be read from the answer"
-        body = f'<failure type="unparseable" message={_a(msg)}>{_x(msg)}</failure>'
-    else:  # missing / stale / error are not plan failures: JUnit errors
-        msg = row.detail or status
-        body = f"<error type={_a(status)} message={_a(msg)}>{_x(msg)}</error>"
-    return f"{head}>{body}</testcase>"
+    return f'<testcase classname={classname} name={_a(name)} time="{seconds:.3f}"/>'
+
+
+_NO_ERROR = {"check": "?", "message": "failed"}
+_SEP = "\ue000"
+"""Joins the texts escaped in one pass (a private-use character: not escaped, not replaced)."""
+
+
+def _escape_all(texts: list[str]) -> list[str]:
+    """``_x`` of each text, computed over their concatenation at once."""
+    joined = _SEP.join(texts)
+    if joined.count(_SEP) != len(texts) - 1:  # some text holds the separator itself
+        return [_x(t) for t in texts]
+    return escape(_BAD_XML.sub("?", joined)).split(_SEP)
+
+
+def _bodies(rows: list[Row], which: list[int]) -> list[str]:
+    """The <failure> or <error> element of each row of ``which`` (rows that did not pass)."""
+    opens, texts, closes = [], [], []
+    for i in which:
+        row = rows[i]
+        status = row.status
+        if status == "fail":
+            violations = row.violations or []
+            errors = [v for v in violations if v.get("severity", "error") == "error"]
+            first = errors[0] if errors else _NO_ERROR
+            msg = (
+                f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
+            )
+            lines = []
+            for v in violations:
+                where = f"{v.get('task')}: " if v.get("task") else ""
+                sev = "" if v.get("severity", "error") == "error" else f" ({v.get('severity')})"
+                lines.append(
+                    f"[{v.get('check')}{sev}] {where}{v.get('message')} ({v.get('path', '')})"
+                )
+            opens.append(f'<failure type="violations" message={_a(msg)}>')
+            texts.append("\n".join(lines))
+            closes.append("</failure>")
+        elif status == "unparseable":
+            msg = row.detail or "no plan could be read from the answer"
+            opens.append(f'<failure type="unparseable" message={_a(msg)}>')
+            texts.append(str(msg))
+            closes.append("</failure>")
+        else:  # missing / stale / error are not plan failures: JUnit errors
+            msg = row.detail or status
+            opens.append(f"<error type={_a(status)} message={_a(msg)}>")
+            texts.append(str(msg))
+            closes.append("</error>")
+    return [o + t + c for o, t, c in zip(opens, _escape_all(texts), closes, strict=True)]
+
+
+def _plain(values: Any) -> bool:
+    """No value needs escaping in an attribute (checked once per distinct id)."""
+    return all(_SPECIAL.search(str(v)) is None for v in values)
 
 
 def render_junit(run: LoadedRun) -> str:
     """The run as JUnit XML: one <testsuite> per model, one <testcase> per row."""
-    by_model: dict[str, list[Row]] = defaultdict(list)
-    for row in run.rows:
-        by_model[row.model].append(row)
-    parts = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f"<testsuites name={_a('planeval ' + run.suite)}>",
-    ]
-    for model, rows in by_model.items():
-        statuses = Counter(r.status for r in rows)
-        failures = statuses["fail"] + statuses["unparseable"]
-        errors = statuses["missing"] + statuses["stale"] + statuses["error"]
-        parts.append(
-            f'<testsuite name={_a(run.suite + "." + model)} tests="{len(rows)}" '
+    return "".join(junit_parts(run))
+
+
+def write_junit(run: LoadedRun, path: Path) -> None:
+    """``render_junit`` written to ``path`` one testsuite at a time (never the whole text)."""
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        for part in junit_parts(run):
+            out.write(part)
+
+
+def junit_parts(run: LoadedRun) -> Iterator[str]:
+    """The text of ``render_junit`` in pieces: the head, each model's <testsuite>, the tail.
+
+    Every row of a model is first written as a passing <testcase> (one comprehension over its
+    rows); those that did not pass then get their failure or error. The ids are escaped once
+    per distinct case and model, not once per row.
+    """
+    rows, f = run.rows, run.frame
+    codes, models = pd.factorize(f["model"], sort=False)  # models in order of first row
+    plain = _plain(f["case"].unique()) and _plain(models)
+    status = f["status"].to_numpy()
+    passed = status == "pass"
+    by_model = np.argsort(codes, kind="stable")
+    bounds = np.cumsum(np.bincount(codes, minlength=len(models))).tolist()
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n'
+    yield f"<testsuites name={_a('planeval ' + run.suite)}>\n"
+    for m, model in enumerate(models):
+        mine = by_model[bounds[m - 1] if m else 0 : bounds[m]]
+        classname = _a(run.suite + "." + model)
+        picked = [rows[i] for i in mine.tolist()]
+        if plain:
+            texts = [
+                f'<testcase classname={classname} name="{r.case}[{model}-s{r.sample}]" '
+                f'time="{(r.latency_ms or 0) / 1000:.3f}"/>'
+                for r in picked
+            ]
+        else:
+            texts = [_testcase(r, classname) for r in picked]
+        failed = np.flatnonzero(~passed[mine]).tolist()
+        for k, body in zip(failed, _bodies(picked, failed), strict=True):
+            texts[k] = f"{texts[k][:-2]}>{body}</testcase>"
+        states = status[mine]
+        failures = int(np.isin(states, ("fail", "unparseable")).sum())
+        errors = int(np.isin(states, ("missing", "stale", "error")).sum())
+        head = (
+            f'<testsuite name={classname} tests="{len(mine)}" '
             f'failures="{failures}" errors="{errors}" skipped="0">'
         )
-        classname = _a(run.suite + "." + model)
-        parts.extend(_testcase(r, classname) for r in rows)
-        parts.append("</testsuite>")
-    parts.append("</testsuites>\n")
-    return "\n".join(parts)
+        yield "\n".join([head, *texts, "</testsuite>\n"])
+    yield "</testsuites>\n"
 
 
-def _cell(x: Any) -> Any:
-    """A CSV cell: NaN / NA as empty, whole floats of integer columns as ints."""
-    if x is None or x is pd.NA or (isinstance(x, float) and x != x):
-        return ""
-    return x
+_QUOTE = re.compile('[,"\r\n\x00]')
+"""A character after which the csv writer may quote a cell (QUOTE_MINIMAL, "\\r\\n")."""
 
 
-def _outcome(checks: dict[str, str] | None, outcome: str) -> str:
-    """``a;b``: the checks with this outcome (most rows have none: one test in C)."""
-    if not checks or outcome not in checks.values():
-        return ""
-    return ";".join(k for k, v in checks.items() if v == outcome)
+def _csv_cell(text: str) -> str:
+    """The cell as the stdlib csv writer writes it (asked of the writer itself)."""
+    buf = io.StringIO()
+    csv.writer(buf).writerow([text])
+    return buf.getvalue()[:-2]
+
+
+def _column(values: list[Any]) -> list[str]:
+    """A column of cells: ``str`` of each value, as the csv writer writes it (quoted where the
+    writer would quote: the rare cell with a comma, quote or line break goes through it)."""
+    cells = [v if type(v) is str else str(v) for v in values]
+    if _QUOTE.search("".join(cells)) is None:
+        return cells
+    return [_csv_cell(c) if _QUOTE.search(c) else c for c in cells]
+
+
+def _joined(run: LoadedRun, outcome: str) -> list[str]:
+    """Per distinct check set of the run, ``a;b``: its checks with this outcome."""
+    sets = run.check_sets
+    return [
+        ";".join([k for k, v in zip(names, outcomes, strict=True) if v == outcome])
+        for names, outcomes in zip(sets.names, sets.outcomes, strict=True)
+    ]
+
+
+_BLOCK = 20_000
+"""Rows of results.csv made and written at a time (memory is reused from block to block)."""
 
 
 def write_csv(run: LoadedRun, path: Path) -> None:
     """One line per result row: ids, status, failed checks, counts, latency, tokens, detail.
 
-    Written with the stdlib csv writer (pandas' to_csv took seconds on a 200,000-row run).
+    The lines are joined here, column by column, with the stdlib csv writer's rules
+    (``csv.writer`` defaults: comma, minimal quoting, ``\\r\\n``); a cell that needs quoting is
+    quoted by that writer. (pandas' to_csv took seconds on a 200,000-row run, and the csv
+    writer over every cell a second.) ``_BLOCK`` rows at a time.
     """
     rows, f = run.rows, run.frame
-
-    def ints(column: str) -> list[Any]:
-        return [_cell(x) if x != x or x is None else int(x) for x in f[column].tolist()]
-
-    columns: dict[str, list[Any]] = {
-        "suite": f["suite"].tolist(),
-        "case": f["case"].tolist(),
-        "model": f["model"].tolist(),
-        "sample": f["sample"].tolist(),
-        "status": f["status"].tolist(),
-        "failed_checks": [_outcome(r.checks, "fail") for r in rows],
-        "warned_checks": [_outcome(r.checks, "warn") for r in rows],
-        "violations": [len(r.violations or ()) for r in rows],
-        "task_count": [_cell(x) for x in f["task_count"].tolist()],
-        "latency_ms": [_cell(x) for x in f["latency_ms"].tolist()],
-        "tokens_input": ints("tokens_in"),
-        "tokens_output": ints("tokens_out"),
-        "tags": [";".join(map(str, r.tags or ())) for r in rows],
-        "detail": [r.detail or "" for r in rows],
-        "recording": [r.recording or "" for r in rows],
-    }
+    sets = run.check_sets.ids
+    failed, warned = _joined(run, "fail"), _joined(run, "warn")
+    ids = {name: f[name].to_numpy() for name in ("suite", "case", "model", "sample", "status")}
+    numbers = {name: f[name].to_numpy() for name in ("latency_ms", "tokens_in", "tokens_out")}
     with path.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(columns)
-        writer.writerows(zip(*columns.values(), strict=True))
+        for start in range(0, len(rows), _BLOCK):
+            block = slice(start, start + _BLOCK)
+            part = rows[block]
+            which = sets[block].tolist()
+            columns: dict[str, list[Any]] = {
+                **{name: values[block].tolist() for name, values in ids.items()},
+                "failed_checks": [failed[i] for i in which],
+                "warned_checks": [warned[i] for i in which],
+                "violations": [len(r.violations or ()) for r in part],
+                "task_count": ["" if r.task_count is None else r.task_count for r in part],
+                "latency_ms": ["" if x != x else x for x in numbers["latency_ms"][block].tolist()],
+                "tokens_input": _ints(numbers["tokens_in"][block]),
+                "tokens_output": _ints(numbers["tokens_out"][block]),
+                "tags": [";".join(map(str, r.tags or ())) for r in part],
+                "detail": [r.detail or "" for r in part],
+                "recording": [r.recording or "" for r in part],
+            }
+            if start == 0:
+                out.write(",".join(_column(list(columns))) + "\r\n")
+            cells = [_column(c) for c in columns.values()]
+            out.write("\r\n".join(map(",".join, zip(*cells, strict=True))))
+            out.write("\r\n")
+
+
+def _ints(values: Any) -> list[Any]:
+    """Counts read as floats (NaN: none) as the ints the csv shows ("" for none)."""
+    return ["" if x != x else int(x) for x in values.tolist()]

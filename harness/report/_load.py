@@ -11,6 +11,7 @@ import gc
 import json
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from sys import intern
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,14 @@ import pandas as pd
 from harness._errors import RunFormatError
 from harness._json import json_problem, loads
 from harness.report._columns import ROW_FIELDS
-from harness.report._rows import ROW_DECODER, Row, row_from_dict
+from harness.report._rows import (
+    ROW_DECODER,
+    CheckSets,
+    Row,
+    number_checks,
+    row_from_dict,
+    share_checks,
+)
 from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, STATUSES, RunManifest
 
 if TYPE_CHECKING:
@@ -47,6 +55,8 @@ class LoadedRun:
     """One row per result: suite, case, model, sample, status, task_count, the numeric
     ``ROW_FIELDS`` (latency_ms, tokens_in, tokens_out, ...), counted (bool), passed (bool),
     parsed (bool)."""
+    check_sets: CheckSets
+    """The distinct check outcomes of the rows and which one each row has."""
     torn_line: int | None = None
     """1-based number of a torn last line that was left out, or None."""
 
@@ -136,32 +146,25 @@ def _read_manifest(run_dir: Path) -> RunManifest:
         raise RunFormatError(f"run.json is malformed ({exc})", source=str(path)) from exc
 
 
-_CHUNK = 1 << 24
-
-
-def _parse_lines(path: Path) -> tuple[list[Row], int | None]:
-    """The rows of results.jsonl and the number of a torn last line (or None).
+def _parse_lines(path: Path) -> tuple[list[Row], CheckSets, int | None]:
+    """The rows of results.jsonl, their check outcomes (``CheckSets``) and the number of a
+    torn last line (or None).
 
     The fast path decodes each line straight into a ``Row`` (msgspec, field types checked as
-    it goes). Anything it refuses (a damaged or torn line, a wrong type, NaN, an unknown
-    status, blank lines) sends the whole file down the careful path, which says exactly what
-    is wrong and where, or reads what the fast path could not.
+    it goes; blank lines are skipped). Anything it refuses (a damaged or torn line, a wrong
+    type, NaN, an unknown status) sends the whole file down the careful path, which says
+    exactly what is wrong and where, or reads what the fast path could not.
     """
     try:
-        rows: list[Row] = []
-        with path.open("rb") as f:  # whole lines, 16 MiB at a time, decoded in C
-            rest = b""
-            while chunk := f.read(_CHUNK):
-                chunk = rest + chunk
-                cut = chunk.rfind(b"\n") + 1
-                rows += ROW_DECODER.decode_lines(chunk[:cut])
-                rest = chunk[cut:]
-            if rest:  # a last line without its newline
-                rows.append(ROW_DECODER.decode(rest))
-        return rows, None  # every status known: Row.status is a Literal msgspec checks
+        # The whole file at once, decoded in C: the rows' raw plan and check texts point into
+        # it, so it stays in memory either way (reading it in slices copied it twice more).
+        rows: list[Row] = ROW_DECODER.decode_lines(path.read_bytes())
+        # every status known: Row.status is a Literal msgspec checks
+        return rows, share_checks(rows), None
     except (msgspec.DecodeError, OSError):
         pass
-    return _parse_lines_carefully(path)
+    rows, torn = _parse_lines_carefully(path)
+    return rows, number_checks(rows), torn
 
 
 def _parse_lines_carefully(path: Path) -> tuple[list[Row], int | None]:
@@ -235,16 +238,25 @@ def _wrong_type(row: dict[str, Any]) -> str | None:
 
 
 def _frame(rows: list[Row]) -> pd.DataFrame:
+    def ids(name: str) -> list[str]:
+        # Interned: each id is then one string object, which pandas groups by far faster.
+        return list(map(intern, map(attrgetter(name), rows)))
+
+    numbers = {
+        name: values[:, i]
+        for names, read in ROW_FIELDS.items()
+        for values in (read(rows),)
+        for i, name in enumerate(names)
+    }
     frame = pd.DataFrame(
         {
-            # Interned: each id is then one string object, which pandas groups by far faster.
-            "suite": [intern(r.suite) for r in rows],
-            "case": [intern(r.case) for r in rows],
-            "model": [intern(r.model) for r in rows],
-            "sample": [r.sample for r in rows],
-            "status": [intern(r.status) for r in rows],
-            "task_count": pd.array([r.task_count for r in rows], dtype="Int64"),
-            **{name: column(rows) for name, column in ROW_FIELDS.items()},
+            "suite": ids("suite"),
+            "case": ids("case"),
+            "model": ids("model"),
+            "sample": list(map(attrgetter("sample"), rows)),
+            "status": ids("status"),
+            "task_count": pd.array(list(map(attrgetter("task_count"), rows)), dtype="Int64"),
+            **numbers,
         }
     )
     frame["counted"] = frame["status"].isin(COUNTED_STATUSES)
@@ -277,7 +289,7 @@ def load_run(path: str | Path) -> LoadedRun:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        rows, torn = _parse_lines(results)
+        rows, check_sets, torn = _parse_lines(results)
     finally:
         gc.freeze()
         if was_enabled:
@@ -296,7 +308,7 @@ def load_run(path: str | Path) -> LoadedRun:
             f"says {manifest.suite!r}",
             source=str(results),
         )
-    return LoadedRun(run_dir, manifest, rows, _frame(rows), torn)
+    return LoadedRun(run_dir, manifest, rows, _frame(rows), check_sets, torn)
 
 
 def read_prompts(run_dir: Path) -> dict[str, str]:

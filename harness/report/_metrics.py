@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from harness.metrics import CONVENTIONS, Convention, TaskbenchSample, taskbench_breakdown
 from harness.report._format import md_cell
 from harness.stats import clustered_mean
 
 if TYPE_CHECKING:
+    from harness.metrics import Convention, TaskbenchSample
     from harness.report._rows import RowLike
 
 __all__ = [
@@ -126,9 +126,15 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
         if isinstance(detail.get("catalogue_size"), int):
             catalogue = max(catalogue, detail["catalogue_size"])
         if isinstance(detail.get("taskbench"), dict):
+            from harness.metrics import TaskbenchSample
+
             samples[model][status].append(TaskbenchSample.from_dict(detail["taskbench"]))
     if not parse:
         return None
+    # harness.metrics is loaded on first use: a report of a run without metrics does not pay
+    # for importing it.
+    from harness.metrics import CONVENTIONS, taskbench_breakdown
+
     figures = []
     for convention in CONVENTIONS:
         for (model, metric), pairs in sorted(metric_values(rows, convention).items()):

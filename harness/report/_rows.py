@@ -5,7 +5,10 @@ A report of a 200,000-row run must cost about one ``json.loads`` pass over the f
 about twice that on its own; msgspec decodes a line straight into a ``Row`` (a C struct, not
 tracked by the garbage collector), checks the field types the results-row schema fixes while it
 decodes, and keeps the plan as its raw JSON text, decoded only when a writer asks for it (the
-HTML report's budgeted detail, a compare flip's plan diff).
+HTML report's budgeted detail, a compare flip's plan diff). Each row's ``checks`` is also kept as
+its JSON text while decoding, and each distinct text is decoded once (``share_checks``): most
+rows of a run share a handful of check outcomes, and rows with the same text then share one
+dict (read, never changed, by every consumer).
 
 ``Row`` also answers ``row["field"]`` and ``row.get("field")`` like the dict it replaces, so
 code written against results.jsonl objects reads it unchanged. It holds every ``ResultRow``
@@ -15,15 +18,29 @@ field (a test keeps the two in step); fields of other names are not kept.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
+import numpy as np
 
 from harness.run._records import Status
 
-__all__ = ["FIELD_NAMES", "ROW_DECODER", "Row", "RowLike", "row_from_dict"]
+__all__ = [
+    "FIELD_NAMES",
+    "ROW_DECODER",
+    "CheckSets",
+    "Row",
+    "RowLike",
+    "number_checks",
+    "row_from_dict",
+    "share_checks",
+]
 
 _NULL = msgspec.Raw(b"null")
+_UNREAD = "\ufffechecks"
+"""The JSON key of ``Row.checks`` for msgspec: none (results.jsonl's ``checks`` is decoded as
+``Row.checks_json`` and shared by ``share_checks``)."""
 
 
 class RowLike(Protocol):
@@ -43,7 +60,9 @@ class Row(msgspec.Struct, kw_only=True, gc=False):
     sample: int
     status: Status
     """One of ``STATUSES``: msgspec refuses any other while it decodes."""
-    checks: dict[str, str] | None = None
+    checks: dict[str, str] | None = msgspec.field(default=None, name=_UNREAD)
+    """Check id -> outcome; set from ``checks_json`` by ``share_checks`` (the fast reader) or
+    from the parsed row (``row_from_dict``)."""
     violations: list[Any] | None = None
     task_count: int | None = None
     latency_ms: int | float | None = None
@@ -57,6 +76,8 @@ class Row(msgspec.Struct, kw_only=True, gc=False):
     metrics: Any = None
     metric_status: Any = None
     metric_detail: Any = None
+    checks_json: msgspec.Raw = msgspec.field(default=_NULL, name="checks")
+    """The checks' JSON text, as written (the fast reader only; ``checks`` holds them)."""
 
     @property
     def plan(self) -> Any:
@@ -87,7 +108,9 @@ class Row(msgspec.Struct, kw_only=True, gc=False):
 
 
 FIELD_NAMES: tuple[str, ...] = tuple(
-    "plan" if name == "plan_json" else name for name in Row.__struct_fields__
+    "plan" if name == "plan_json" else name
+    for name in Row.__struct_fields__
+    if name != "checks_json"
 )
 """The results.jsonl field names a ``Row`` holds, in schema order."""
 _FIELDS = frozenset(FIELD_NAMES) - {"plan"}
@@ -95,8 +118,67 @@ _ATTRIBUTE = {name: name for name in FIELD_NAMES}
 """results.jsonl field name -> the attribute that answers it (``plan`` decodes)."""
 
 ROW_DECODER = msgspec.json.Decoder(Row)
-"""Decodes one results.jsonl line (bytes) into a ``Row``; raises ``msgspec.DecodeError``
-(a ``ValidationError`` for a wrong field type or a missing required field)."""
+"""Decodes one results.jsonl line (bytes) into a ``Row`` (``checks`` then still to be set by
+``share_checks``); raises ``msgspec.DecodeError`` (a ``ValidationError`` for a wrong field type
+or a missing required field)."""
+_CHECKS_DECODER = msgspec.json.Decoder(dict[str, str] | None)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSets:
+    """The distinct check outcomes of a run's rows and which one each row has."""
+
+    ids: np.ndarray
+    """Per row (in file order), the index of its outcomes in ``names`` / ``outcomes``."""
+    names: list[tuple[str, ...]]
+    """The check ids of each distinct set, in the row's order (empty: no checks)."""
+    outcomes: list[tuple[str, ...]]
+    """Their outcomes (``pass``, ``fail``, ``warn``, ``skip``, ...)."""
+
+
+class _Sets:
+    """Distinct (names, outcomes) sets, numbered in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.index: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
+
+    def id(self, checks: dict[str, str] | None) -> int:
+        key = (tuple(checks), tuple(checks.values())) if checks else ((), ())
+        return self.index.setdefault(key, len(self.index))
+
+    def done(self, ids: list[int]) -> CheckSets:
+        return CheckSets(
+            np.array(ids, dtype=np.int64),
+            [names for names, _ in self.index],
+            [outcomes for _, outcomes in self.index],
+        )
+
+
+def share_checks(rows: list[Row]) -> CheckSets:
+    """Set each decoded row's ``checks`` from its ``checks_json``: each distinct text decoded
+    once, rows with the same text sharing one dict; and number the distinct outcomes.
+
+    Raises:
+        msgspec.ValidationError: some row's checks are not a mapping of strings to strings.
+    """
+    sets = _Sets()
+    seen: dict[bytes, tuple[dict[str, str] | None, int]] = {}
+    ids: list[int] = []
+    for row in rows:
+        text = bytes(row.checks_json)
+        found = seen.get(text)
+        if found is None:
+            checks = _CHECKS_DECODER.decode(text)
+            found = seen[text] = (checks, sets.id(checks))
+        row.checks = found[0]
+        ids.append(found[1])
+    return sets.done(ids)
+
+
+def number_checks(rows: list[Row]) -> CheckSets:
+    """The distinct outcomes of rows whose ``checks`` are set (the careful reader's rows)."""
+    sets = _Sets()
+    return sets.done([sets.id(row.checks) for row in rows])
 
 
 def row_from_dict(data: dict[str, Any]) -> Row:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from harness.stats._binomial import mcnemar_exact
 
@@ -157,6 +157,29 @@ def sign_flip_pvalues(
     return np.asarray((1 + hits) / (flips + 1), dtype=float)
 
 
+_FLIPPED: dict[tuple[bytes, bytes, int], tuple[Any, Any]] = {}
+"""The flipped sums of recent (d, w, seed) triples: a report tests each pair of models twice
+(once for Holm's p-values, once at Holm's level) on the same per-case differences."""
+
+
+def _flipped_sums(
+    d: npt.NDArray[np.float64], w: npt.NDArray[np.float64], seed: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``signs @ d`` and ``signs @ w`` (the flip matrix of ``len(d)`` cases), remembered for
+    the last 64 (d, w, seed): the same products, computed once."""
+    key = (d.tobytes(), w.tobytes(), seed)
+    found = _FLIPPED.get(key)
+    if found is None:
+        if len(_FLIPPED) >= 64:
+            _FLIPPED.clear()
+        signs = _flip_matrix(len(d), seed)
+        a, b = signs @ d, signs @ w
+        a.setflags(write=False)
+        b.setflags(write=False)
+        found = _FLIPPED[key] = (a, b)
+    return found
+
+
 def _inverted_interval(
     d: npt.NDArray[np.float64], w: npt.NDArray[np.float64], alpha: float, seed: int
 ) -> tuple[float, float, float]:
@@ -164,8 +187,7 @@ def _inverted_interval(
     ``sum(d - delta * w) == 0`` (``w`` sums to 1, so delta is on the difference's scale)."""
     import numpy as np
 
-    signs = _flip_matrix(len(d), seed)
-    a, b = signs @ d, signs @ w  # the flipped sum at delta is a - delta * b
+    a, b = _flipped_sums(d, w, seed)  # the flipped sum at delta is a - delta * b
     total = float(d.sum())
 
     def p_at(delta: float) -> float:

@@ -71,22 +71,15 @@ def test_accepts_the_results_file_path(tmp_path: Path) -> None:
     assert load_run(run / "results.jsonl").run_dir == run
 
 
-@pytest.mark.parametrize("chunk", [7, 100, 1 << 24])
 @pytest.mark.parametrize("ending", ["\n", ""])
-def test_rows_are_read_whole_whatever_the_read_size(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, ending: str
-) -> None:
-    """Lines are decoded in blocks of whole lines: block sizes that cut lines anywhere, and a
-    file without its last newline, give every row, in order."""
-    from harness.report import _load
-
+def test_rows_are_read_whole_with_or_without_the_last_newline(tmp_path: Path, ending: str) -> None:
+    """Every row, in order, with its checks, whether or not the file ends with a newline."""
     run = make_run(tmp_path / "r", {("m", "a"): "pfu", ("n", "b"): "pwm"})
     path = run / "results.jsonl"
     path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + ending, encoding="utf-8")
     expected = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    monkeypatch.setattr(_load, "_CHUNK", chunk)
     loaded = load_run(run)
-    assert [(r.model, r.case, r.sample, r.status) for r in loaded.rows] == [
-        (e["model"], e["case"], e["sample"], e["status"]) for e in expected
+    assert [(r.model, r.case, r.sample, r.status, r.checks) for r in loaded.rows] == [
+        (e["model"], e["case"], e["sample"], e["status"], e["checks"]) for e in expected
     ]
     assert loaded.torn_line is None
