@@ -169,7 +169,20 @@ def _case_payload_by_row(
         }
         for c in order
     ]
-    main = {"models": models, "checks": list(checks), "tags": list(tags), "cases": cases}
+    return _payload(models, list(checks), list(tags), cases, tables, prompt_refs, refs)
+
+
+def _payload(
+    models: list[str],
+    checks: list[str],
+    tags: list[str],
+    cases: list[dict[str, Any]],
+    tables: _Tables,
+    prompt_refs: list[int],
+    refs: list[Any],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The page's main data (models, checks, tags, cases) and its lazily read detail."""
+    main = {"models": models, "checks": checks, "tags": tags, "cases": cases}
     detail = {
         "t": tables.texts,
         "p": tables.plans,
@@ -297,16 +310,7 @@ class _Grid:
                     "x": [bad_checks.get(x, []) for x in cells],
                 }
             )
-        main = {"models": self.models, "checks": checks, "tags": list(tags), "cases": cases}
-        detail = {
-            "t": tables.texts,
-            "p": tables.plans,
-            "v": tables.viols,
-            "pr": prompt_refs,
-            "d": refs,
-            "cut": tables.full,
-        }
-        return main, detail
+        return _payload(self.models, checks, list(tags), cases, tables, prompt_refs, refs)
 
     def _bad_checks(self, s: Summary) -> tuple[list[str], dict[int, list[int]]]:
         """The checks that failed or warned on some row, numbered in order of first
