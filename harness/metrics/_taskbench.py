@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from harness._identity import IdentityCache
+
 __all__ = [
     "DEPENDENCY_TYPES",
     "DependencyType",
@@ -257,29 +259,26 @@ class TaskbenchGold:
     split: str
     """single, chain or dag: the gold's ``type``, else inferred (``infer_split``)."""
     links: frozenset[tuple[Any, Any]]
-    _by_catalogue: dict[int, tuple[ToolCatalogue, _GoldAgainstCatalogue]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
+    _by_catalogue: IdentityCache[ToolCatalogue, _GoldAgainstCatalogue] = field(
+        default_factory=lambda: IdentityCache(8), init=False, repr=False, compare=False
     )
 
     def against(self, catalogue: ToolCatalogue, *, cache: bool = True) -> _GoldAgainstCatalogue:
         """Node set, tool numbers and argument keys under ``catalogue`` (kept per catalogue
         object: a run scores every sample of a case against one)."""
-        kept = self._by_catalogue.get(id(catalogue))
-        if kept is not None and kept[0] is catalogue:
-            return kept[1]
+        if not cache:
+            return self._against(catalogue)
+        return self._by_catalogue.get(catalogue, self._against)
+
+    def _against(self, catalogue: ToolCatalogue) -> _GoldAgainstCatalogue:
         numbers = catalogue.numbers()
         names, values = self.view.argument_keys(catalogue)
-        side = _GoldAgainstCatalogue(
+        return _GoldAgainstCatalogue(
             nodes=frozenset(n for n in self.view.names if n in numbers),
             numbers=[numbers.get(n, 0) for n in self.view.names],
             arg_names=frozenset(names),
             arg_values=frozenset(values),
         )
-        if cache:
-            if len(self._by_catalogue) >= 8:
-                self._by_catalogue.clear()
-            self._by_catalogue[id(catalogue)] = (catalogue, side)
-        return side
 
 
 @dataclass(slots=True)

@@ -12,18 +12,17 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from harness._identity import IdentityCache
 from harness.suite import Case, Suite
 
 __all__ = ["metric_columns"]
 
 _LOCK = threading.Lock()
 _MATCHERS: dict[tuple[str, str | None], Any] = {}
-_KEPT = 4096
-_REFERENCES: dict[int, tuple[Case, Any]] = {}
-"""id(case) -> (case, its ``harness.metrics.Reference``): the case is kept, so its id is not
-reused while the entry lives."""
-_CATALOGUES: dict[int, tuple[Any, Any]] = {}
-"""id(registry) -> (registry, its ``ToolCatalogue``)."""
+_REFERENCES: IdentityCache[Case, Any] = IdentityCache(4096)
+"""Each case's ``harness.metrics.Reference``."""
+_CATALOGUES: IdentityCache[Any, Any] = IdentityCache(4096)
+"""Each registry's ``ToolCatalogue``."""
 
 
 def _matcher(suite: Suite) -> Any:
@@ -39,29 +38,18 @@ def _matcher(suite: Suite) -> Any:
         return _MATCHERS[key]
 
 
-def _kept(cache: dict[int, tuple[Any, Any]], key: Any, make: Any) -> Any:
-    kept = cache.get(id(key))
-    if kept is not None and kept[0] is key:
-        return kept[1]
-    value = make(key)
-    with _LOCK:
-        if len(cache) >= _KEPT:
-            cache.clear()
-        cache[id(key)] = (key, value)
-    return value
-
-
 def metric_columns(suite: Suite, case: Case, answer: str) -> dict[str, Any]:
     """``{metrics, metric_status, metric_detail}`` for a row, or ``{}`` without a reference."""
-    if case.reference is None:
+    source = case.reference
+    if source is None:
         return {}
     from harness.metrics import Reference, ToolCatalogue, score_plan
 
     registry = suite.registry_for(case)
     catalogue = (
-        _kept(_CATALOGUES, registry, ToolCatalogue.from_registry) if registry is not None else None
+        _CATALOGUES.get(registry, ToolCatalogue.from_registry) if registry is not None else None
     )
-    reference = _kept(_REFERENCES, case, lambda c: Reference.read(c.reference))
+    reference = _REFERENCES.get(case, lambda _: Reference.read(source))
     result = score_plan(
         answer,
         reference,
