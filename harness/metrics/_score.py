@@ -31,7 +31,7 @@ from harness.metrics._views import (
     taskbench_record,
     worfgraph,
 )
-from harness.metrics._worfbench import WorfGraph, score_worfbench
+from harness.metrics._worfbench import WorfGraph, worfbench_metrics
 from harness.plan import Plan
 
 __all__ = [
@@ -211,9 +211,7 @@ def _worfbench(
     if pred is None:
         metrics.update(_WORF_ZERO)
         return "no WorfBench workflow in the answer (no 'Node' or no edge)"
-    scores = score_worfbench(pred, gold, matcher)
-    metrics.update(scores.as_metrics())
-    notes += scores.notes
+    metrics.update(worfbench_metrics(pred, gold, matcher, notes))
     return None
 
 

@@ -19,7 +19,7 @@ from harness.metrics import (
 )
 from harness.metrics._worfbench import _matching
 from tests.metrics import oracle
-from tests.metrics.perturb import write_workflow
+from tests.metrics.perturb import worfbench_variants, write_workflow
 
 TEXTS = ("Check the result", "check the result.", "Wash hands", "Dry hands", "Go back")
 """Few texts, two of them equal after normalization: most workflows repeat a node text."""
@@ -60,6 +60,69 @@ def test_repeated_texts_score_as_the_official_formulas() -> None:
         chain, graph = oracle.f1_chain(p, g), oracle.f1_graph(p, g)  # type: ignore[arg-type]
         assert fast["worfbench.f1_chain"] == pytest.approx(chain[2], abs=1e-12)
         assert fast["worfbench.f1_graph"] == pytest.approx(graph[2], abs=1e-12)
+
+
+def _unique_workflow(rng: random.Random, n: int) -> str:
+    """A workflow of ``n`` tasks whose texts all differ (most real workflows): a chain, fully
+    parallel (many topological orders) or a random DAG."""
+    texts = [f"Step {k}: {rng.choice(('wash', 'dry', 'fold'))} item {k}" for k in range(n)]
+    end = n + 1
+    shape = rng.choice(("chain", "parallel", "dag"))
+    if shape == "chain":
+        edges = [(i, i + 1) for i in range(end)]
+    elif shape == "parallel":
+        edges = [(0, i) for i in range(1, end)] + [(i, end) for i in range(1, end)]
+    else:
+        edges = [(0, 1)] + [(rng.randint(1, j - 1), j) for j in range(2, end)]
+        edges += [(i, end) for i in range(1, end) if all(a != i for a, _ in edges)]
+    return write_workflow(texts, edges)
+
+
+ODD_PREDICTIONS = (
+    "Node:\nEdge: (START,END)",  # no task
+    "Node:\n1: Start\n2: Step 0: wash item 0\nEdge: (START,1) (1,2) (2,END)",  # a task named Start
+    "Node:\n1: Step 0: wash item 0\n2: step 0 - WASH item 0\nEdge: (START,1) (1,2) (2,END)",
+    "Node:\n1: Step 1: dry item 1\nEdge: (START,1) (1,1) (1,END) (1,END) (7,9)",  # odd edges
+)
+
+
+def test_workflows_without_repeated_texts_score_as_the_official_formulas() -> None:
+    """The one-pass text path (no normalized text repeats on either side), on 120 seeded golds
+    of 1 to 12 tasks and their perturbations (drop, rename, reverse, repeat, reorder, shuffle)
+    plus odd predictions: every score equals the general path's and the oracle's."""
+    rng = random.Random(31)
+    checked = 0
+    for _ in range(120):
+        gold_text = _unique_workflow(rng, rng.randint(1, 12))
+        gold = parse_worfbench(gold_text)
+        assert gold is not None
+        for pred_text in (gold_text, *worfbench_variants(gold_text, rng), *ODD_PREDICTIONS):
+            pred = parse_worfbench(pred_text)
+            assert pred is not None
+            fast = score_worfbench(pred, gold)
+            general = score_worfbench(pred, gold, NetworkxTextMatcher())
+            assert fast == general, (pred_text, gold_text)
+            p, g = oracle.worf_graph(pred_text), oracle.worf_graph(gold_text)
+            graph = oracle.f1_graph(p, g)  # type: ignore[arg-type]
+            assert fast.f1_graph == pytest.approx(graph[2], abs=1e-12), (pred_text, gold_text)
+            if len(pred.nodes) > 2:  # the oracle, like the official script, needs a task
+                chain = oracle.f1_chain(p, g)  # type: ignore[arg-type]
+                assert fast.f1_chain == pytest.approx(chain[2], abs=1e-12), (pred_text, gold_text)
+            checked += 1
+    assert checked > 900
+
+
+def test_golds_the_text_path_cannot_order_give_the_same_notes() -> None:
+    """A gold with a cycle or with an edge to a missing node: no f1_chain, the same note and
+    f1_graph on the one-pass path as on the general one."""
+    cyclic = parse_worfbench("Node:\n1: a\n2: b\nEdge: (START,1) (1,2) (2,1) (2,END)")
+    dangling = parse_worfbench("Node:\n1: a\n2: b\nEdge: (START,1) (1,7) (2,END)")
+    pred = parse_worfbench("Node:\n1: a\n2: b\nEdge: (START,1) (1,2) (2,END)")
+    for gold in (cyclic, dangling):
+        assert gold is not None and pred is not None
+        fast = score_worfbench(pred, gold)
+        assert fast == score_worfbench(pred, gold, NetworkxTextMatcher())
+        assert fast.f1_chain is None and fast.notes[0].startswith("f1_chain not defined")
 
 
 def _networkx_pairs(candidates: Sequence[tuple[int, int, float]]) -> dict[int, int]:
