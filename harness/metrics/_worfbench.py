@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import islice
 
 from harness.metrics._matchers import Matcher, TextMatcher, normalize_text
 
@@ -307,17 +307,59 @@ def _order_positions(gold: WorfGraph) -> list[tuple[tuple[int, ...], dict[int, i
 
 @lru_cache(maxsize=4096)
 def _first_orders(count: int, edges: tuple[tuple[int, int], ...]) -> list[list[int]]:
-    """The first 20 orders networkx enumerates (cached: a run scores each reference once per
-    model and sample)."""
-    import networkx as nx
+    """The first 20 orders ``networkx.all_topological_sorts`` enumerates, in its order, for
+    the ``DiGraph`` of nodes ``range(count)`` and ``edges`` (cached: a run scores each
+    reference once per model and sample).
 
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(count))
-    graph.add_edges_from(edges)
-    try:
-        return list(islice(nx.all_topological_sorts(graph), MAX_ORDERS))
-    except nx.NetworkXUnfeasible:
-        raise ValueError("the gold has a cycle") from None
+    networkx's own generator (3.x, Knuth's algorithm with a deque of free nodes and a stack of
+    bases) is followed step for step, on lists instead of a graph object: building the
+    ``DiGraph`` and networkx's dispatch cost about 15 times the enumeration itself (0.8 ms for
+    a 7-task gold). A ``DiGraph`` keeps one copy of a repeated edge and each node's successors
+    in the order their edges were first added, and so does this. Tested equal to networkx on
+    random graphs with repeated edges, self-loops and cycles
+    (``tests/metrics/test_worfbench_matching.py``).
+
+    Raises:
+        ValueError: the graph has a cycle (networkx: ``NetworkXUnfeasible``).
+    """
+    successors: list[list[int]] = [[] for _ in range(count)]
+    waiting = [0] * count  # networkx's ``count``: in-edges from nodes not yet placed
+    for a, b in dict.fromkeys(edges):
+        successors[a].append(b)
+        waiting[b] += 1
+    free = deque([v for v in range(count) if waiting[v] == 0])  # networkx's ``D``
+    bases: list[int] = []
+    current: list[int] = []
+    orders: list[list[int]] = []
+    while True:
+        if len(current) == count:
+            orders.append(list(current))
+            if len(orders) == MAX_ORDERS:
+                return orders
+            while current:  # undo placements until a position has another free node
+                q = current.pop()
+                for j in successors[q]:
+                    waiting[j] += 1
+                while free and waiting[free[-1]] > 0:
+                    free.pop()
+                free.appendleft(q)
+                if free[-1] == bases[-1]:
+                    bases.pop()
+                else:
+                    break
+        else:
+            if not free:
+                raise ValueError("the gold has a cycle")
+            q = free.pop()
+            for j in successors[q]:
+                waiting[j] -= 1
+                if waiting[j] == 0:
+                    free.append(j)
+            current.append(q)
+            if len(bases) < len(current):
+                bases.append(q)
+        if not bases:
+            return orders
 
 
 def _chain(
