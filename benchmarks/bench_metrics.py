@@ -15,12 +15,20 @@ a pandas frame). Targets: scoring every row (``harness.metrics.score_plan``, tex
 ``planeval run`` does for each row: each case's reference read once, on its first row, with
 ``harness.metrics.Reference.read``) within 10x that time, and no plan over 50 ms of its own.
 
+About half the rows repeat an answer already given for their case (the unchanged reference,
+the same task dropped, prose), as replayed samples and models that agree do. A reference
+remembers the scores of the answers scored against it, as in ``planeval run``; ``--remember 0``
+scores every row anew, for the figure on all-distinct answers.
+
 Each round runs in a fresh process (cold caches, as one ``planeval`` invocation), loads the run
-``--repeat`` times and scores every row once; the ratio is the median over ``--rounds``. A
-plan's time is its CPU time less the garbage collector's pauses that fell into it (a full
-collection walks the whole process, 10,000 loaded rows here); both are printed.
+``--repeat`` times, scores every row once and loads it ``--repeat`` times again (the load time
+is the median of both sides: the machine's speed drifts within a round); the ratio is the
+median over ``--rounds``. A plan's time is its CPU time less the garbage collector's pauses that
+fell into it (a full collection walks every object made since the run was loaded, 30-100 ms
+here); both are printed.
 
     python benchmarks/bench_metrics.py [--cases 500 --models 4 --samples 5] [--rounds 5]
+        [--remember 256]
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ import time
 from pathlib import Path
 
 from harness.metrics import Reference, ToolCatalogue, score_plan
-from harness.report import load_run
+from harness.report import LoadedRun, load_run
 from harness.run import ResultRow, RunManifest
 
 TOOLS = tuple(f"tool_{i}" for i in range(40))
@@ -170,9 +178,9 @@ def make_run(run_dir: Path, cases: int, models: int, samples: int, seed: int) ->
 
 class _CollectorClock:
     """CPU time spent in Python's cyclic garbage collector (``gc.callbacks``). A full
-    collection walks every object the process holds (here the 10,000 loaded rows), so its
-    pause lands on whichever plan happens to allocate at that moment: it is reported apart
-    from the plan's own time."""
+    collection walks every object made since the run was loaded (``load_run`` moves the loaded
+    rows out of its sight; the scoring caches stay in it), so its pause lands on whichever
+    plan happens to allocate at that moment: it is reported apart from the plan's own time."""
 
     def __init__(self) -> None:
         self.total = 0.0
@@ -190,50 +198,72 @@ class _CollectorClock:
 
 
 def one_round(args: argparse.Namespace) -> dict[str, object]:
-    """Load the run ``--repeat`` times, then score every row once, in this (fresh) process."""
+    """Load the run ``--repeat`` times, score every row once, and load it ``--repeat`` times
+    again, in this (fresh) process: loads on both sides of the scoring pass, so that a drift of
+    the machine's speed during the round weighs on both figures alike."""
     catalogue = ToolCatalogue(TOOLS)
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
         references = make_run(run_dir, args.cases, args.models, args.samples, args.seed)
-        loads, load_cpu = [], []
-        for _ in range(args.repeat):
+        loads: list[float] = []
+        load_cpu: list[float] = []
+
+        def load() -> LoadedRun:
             started, cpu = time.perf_counter(), time.process_time()
-            run = load_run(run_dir)
+            loaded = load_run(run_dir)
             loads.append(time.perf_counter() - started)
             load_cpu.append(time.process_time() - cpu)
-        score_plan(  # imports what scoring needs (networkx), outside the timed loop
-            "Node:\n1: warm\nEdge: (START,1) (1,END)", "Node:\n1: up\nEdge: (START,1) (1,END)"
+            return loaded
+
+        for _ in range(args.repeat):
+            run = load()
+        # Imports what scoring needs outside the timed loop, as one-off costs: networkx pairs
+        # repeated texts (a prediction that repeats a gold task, here).
+        score_plan(
+            "Node:\n1: warm\n2: warm\nEdge: (START,1) (1,2) (2,END)",
+            "Node:\n1: warm\nEdge: (START,1) (1,END)",
         )
         collector = _CollectorClock()
-        times: list[tuple[float, float, str]] = []
+        times: list[tuple[float, float, int]] = []
         read: dict[str, Reference] = {}
         started, cpu = time.perf_counter(), time.process_time()
-        for row in run.rows:
+        for index, row in enumerate(run.rows):
             c0, g0 = time.process_time(), collector.total
             reference = read.get(row["case"])
             if reference is None:  # as harness.run.metric_columns: once per case
-                reference = read[row["case"]] = Reference.read(references[row["case"]])  # type: ignore[arg-type]
+                reference = read[row["case"]] = Reference.read(
+                    references[row["case"]],  # type: ignore[arg-type]
+                    remember=args.remember,
+                )
             score_plan(row["answer"], reference, catalogue=catalogue)
-            label = f"{row['case']} {'/'.join(row['tags'])}, {row['task_count']} tasks"
             spent = time.process_time() - c0
-            times.append((spent - (collector.total - g0), spent, label))
+            times.append((spent - (collector.total - g0), spent, index))
         total, total_c = time.perf_counter() - started, time.process_time() - cpu
+        for _ in range(args.repeat):
+            load()
+
+    def label(index: int) -> str:
+        row = run.rows[index]
+        return f"{row['case']} {'/'.join(row['tags'])}, {row['task_count']} tasks"
+
     texts = ["Check the result again"] * 20
     worst = _workflow(texts, [(i, i + 1) for i in range(21)])
     c0, g0 = time.process_time(), collector.total
     score_plan(worst, worst)
     worst_known = time.process_time() - c0 - (collector.total - g0)  # its own, as for plans
     own = sorted(t[0] for t in times)
+    slowest, paused = max(times), max(times, key=lambda t: t[1])
     return {
         "rows": len(times),
+        "distinct": len({(row["case"], row["answer"]) for row in run.rows}),
         "load_cpu": statistics.median(load_cpu),
         "load_wall": statistics.median(loads),
         "score_cpu": total_c,
         "score_wall": total,
         "p50": own[len(own) // 2],
         "p99": own[math.ceil(0.99 * len(own)) - 1],
-        "slowest": max(times)[::2],
-        "slowest_with_collector": max(times, key=lambda t: t[1])[1:],
+        "slowest": (slowest[0], label(slowest[2])),
+        "slowest_with_collector": (paused[1], label(paused[2])),
         "collector_cpu": collector.total,
         "collector_longest": collector.longest,
         "worst_known": worst_known,
@@ -245,16 +275,25 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=500)
     parser.add_argument("--models", type=int, default=4)
     parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3, help="loads timed per round (median)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="loads timed before and after scoring (median)"
+    )
     parser.add_argument("--rounds", type=int, default=5, help="fresh processes (median ratio)")
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument(
+        "--remember",
+        type=int,
+        default=256,
+        help="distinct answers each reference remembers the score of (0: score every row)",
+    )
     parser.add_argument("--one-round", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_round:
         print(json.dumps(one_round(args)))
         return 0
     forwarded = [
-        f"--{k}={getattr(args, k)}" for k in ("cases", "models", "samples", "repeat", "seed")
+        f"--{k}={getattr(args, k)}"
+        for k in ("cases", "models", "samples", "repeat", "seed", "remember")
     ]
     rounds = []
     for n in range(args.rounds):
@@ -279,6 +318,10 @@ def main() -> int:
     print(
         f"rows scored:          {middle['rows']:,} per round, {args.rounds} rounds, "
         "each a fresh process"
+    )
+    print(
+        f"distinct answers:     {middle['distinct']:,} (case, answer text) pairs; each reference "
+        f"remembers the scores of {args.remember} (--remember 0: every row scored anew)"
     )
     print(
         f"load the run:         {middle['load_cpu']:.3f} s CPU, "

@@ -9,12 +9,13 @@ no values and is left out of every mean.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-from harness.metrics._matchers import Matcher
+from harness.metrics._matchers import EmbeddingMatcher, Matcher, TextMatcher
 from harness.metrics._taskbench import (
     DependencyType,
     TaskbenchGold,
@@ -96,23 +97,84 @@ class Reference:
     """A reference plan read once, to score any number of answers against it: what each
     metric family needs of the gold (its WorfBench workflow, its TaskBench gold per dependency
     type) is computed on first use and kept. ``score_plan`` takes it in place of the source.
-    Treat it, and the source it was read from, as immutable."""
+    Treat it, and the source it was read from, as immutable.
+
+    It also remembers the scores of the last ``remember`` distinct answer texts (256 by
+    default, forgotten all at once when full; 0 turns it off): a run scores every model and
+    sample of a case against one reference, and an answer seen before (a replayed sample,
+    another model giving the same text) is not scored again. A score depends only on the
+    answer text, the reference and the options, so a remembered score is the score. Answers
+    given as JSON objects or plans, and matchers other than planeval's own, are always
+    scored."""
 
     source: Source
     families: tuple[str, ...]
     """The metric families the reference supports (``reference_family``)."""
     worfbench_gold: WorfGraph | None
     """The WorfBench workflow of the reference, or None."""
+    remember: int = 256
+    """How many distinct answer texts' scores are kept."""
     _taskbench: dict[DependencyType | None, TaskbenchGold | str] = field(
         default_factory=dict, init=False, repr=False
     )
+    _scored: dict[str, tuple[Any, ...]] = field(default_factory=dict, init=False, repr=False)
+    _scored_under: list[tuple[tuple[Any, ...] | None, int]] = field(
+        default_factory=lambda: [(None, 0)], init=False, repr=False
+    )
+    """The options the kept scores are for, and their generation (one list item, replaced
+    whole)."""
+    _keeping: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @classmethod
-    def read(cls, source: Source) -> Reference:
+    def read(cls, source: Source, *, remember: int = 256) -> Reference:
         """Read ``source`` (model text, a JSON object or a ``Plan``); never raises (a reference
-        no metric reads has no families)."""
+        no metric reads has no families). ``remember``: see the class."""
         families = reference_family(source)
-        return cls(source, families, worfgraph(source) if "worfbench" in families else None)
+        gold = worfgraph(source) if "worfbench" in families else None
+        return cls(source, families, gold, remember)
+
+    def _remembered(self, answer: str, options: tuple[Any, ...]) -> PlanScore | None:
+        """The score of ``answer`` under ``options``, when it is remembered (a new object:
+        each caller gets its own ``metrics`` dict)."""
+        kept = self._scored.get(answer)
+        if kept is None:
+            return None
+        kept_options, generation = self._scored_under[0]
+        if kept[0] != generation or kept_options != options:
+            return None
+        _, status, names, values, families, detail, notes, packed = kept
+        metrics = dict(zip(names, values, strict=True))
+        sample = None if packed is None else _unpack_sample(packed)
+        return PlanScore(status, metrics, families, detail, notes, sample)
+
+    def _keep(self, answer: str, options: tuple[Any, ...], score: PlanScore) -> None:
+        """Remember ``score`` for ``answer`` under ``options``.
+
+        Scores are kept for one set of options at a time (a run scores with one); all are
+        forgotten when the options change or ``remember`` answers are kept. Each entry holds
+        the generation of the options it was scored under, so a thread scoring with other
+        options never reads it. Entries are tuples of strings and numbers as far as they can
+        be: the garbage collector stops walking such a tuple after its next pass, and every
+        full collection walks every object it still follows."""
+        if self.remember <= 0:
+            return
+        sample = score.taskbench
+        with self._keeping:
+            kept_options, generation = self._scored_under[0]
+            if kept_options != options or len(self._scored) >= self.remember:
+                self._scored.clear()
+                generation += 1
+                self._scored_under[0] = (options, generation)
+            self._scored[answer] = (
+                generation,
+                score.status,
+                tuple(score.metrics),  # names and values apart: a dict is followed for good
+                tuple(score.metrics.values()),
+                score.families,
+                score.detail,
+                score.notes,
+                None if sample is None else _pack_sample(sample),
+            )
 
     def taskbench_gold(self, dependency: DependencyType | None) -> TaskbenchGold | str:
         """The reference read as TaskBench's gold (``dependency`` None: inferred from it), or
@@ -133,6 +195,43 @@ class Reference:
             return read_taskbench_gold(record, mode)
         except UnscorableError as exc:
             return f"reference: {exc}"
+
+
+def _pack_sample(sample: TaskbenchSample) -> tuple[Any, ...]:
+    """A TaskBench sample with the prediction's sets as tuples (the gold's sets are the gold's
+    own, shared)."""
+    return (
+        sample.gold_nodes,
+        tuple(sample.pred_nodes),
+        sample.gold_links,
+        tuple(sample.pred_links),
+        sample.gold_arg_names,
+        tuple(sample.pred_arg_names),
+        sample.gold_arg_values,
+        tuple(sample.pred_arg_values),
+        sample.ed_ratio,
+        sample.split,
+        sample.n_tools,
+        sample.notes,
+    )
+
+
+def _unpack_sample(packed: tuple[Any, ...]) -> TaskbenchSample:
+    (gn, pn, gl, pl, gan, pan, gav, pav, ed_ratio, split, n_tools, notes) = packed
+    return TaskbenchSample(
+        gn,
+        frozenset(pn),
+        gl,
+        frozenset(pl),
+        gan,
+        frozenset(pan),
+        gav,
+        frozenset(pav),
+        ed_ratio,
+        split,
+        n_tools,
+        notes,
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -172,8 +271,34 @@ def score_plan(
         The score; never raises for a bad answer or reference (see ``PlanScore.status``).
     """
     gold = reference if isinstance(reference, Reference) else _read_reference(reference)
+    pure = matcher is None or type(matcher) in _PURE_MATCHERS
+    if not (isinstance(answer, str) and pure and gold.remember > 0):
+        return _score(answer, gold, families, matcher, catalogue, dependency, unparseable)
+    matcher_key = matcher if type(matcher) is EmbeddingMatcher else "text"
+    chosen = None if families is None else tuple(families)
+    options = (chosen, matcher_key, catalogue, dependency, unparseable)
+    score = gold._remembered(answer, options)
+    if score is None:
+        score = _score(answer, gold, families, matcher, catalogue, dependency, unparseable)
+        gold._keep(answer, options, score)
+    return score
+
+
+_PURE_MATCHERS = (TextMatcher, EmbeddingMatcher)
+"""Matchers whose similarities depend only on the texts (so a score can be remembered)."""
+
+
+def _score(
+    answer: Source,
+    gold: Reference,
+    families: Sequence[str] | None,
+    matcher: Matcher | None,
+    catalogue: ToolCatalogue | None,
+    dependency: DependencyType | None,
+    unparseable: Convention,
+) -> PlanScore:
     supported = gold.families
-    chosen = tuple(f for f in supported if families is None or f in families)
+    chosen = supported if families is None else tuple(f for f in supported if f in families)
     if not chosen:
         what = "no metric family applies" if supported else "not a plan any metric reads"
         return PlanScore("unusable_reference", detail=f"the reference is {what}")
