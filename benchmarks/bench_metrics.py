@@ -28,7 +28,7 @@ fell into it (a full collection walks every object made since the run was loaded
 here); both are printed.
 
     python benchmarks/bench_metrics.py [--cases 500 --models 4 --samples 5] [--rounds 5]
-        [--remember 256]
+        [--remember 64]
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def main() -> int:
     parser.add_argument(
         "--remember",
         type=int,
-        default=256,
+        default=64,
         help="distinct answers each reference remembers the score of (0: score every row)",
     )
     parser.add_argument("--one-round", action="store_true", help=argparse.SUPPRESS)

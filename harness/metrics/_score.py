@@ -99,10 +99,11 @@ class Reference:
     type) is computed on first use and kept. ``score_plan`` takes it in place of the source.
     Treat it, and the source it was read from, as immutable.
 
-    It also remembers the scores of the last ``remember`` distinct answer texts (256 by
-    default, forgotten all at once when full; 0 turns it off): a run scores every model and
-    sample of a case against one reference, and an answer seen before (a replayed sample,
-    another model giving the same text) is not scored again. A score depends only on the
+    It also remembers the scores of the last ``remember`` distinct answer texts (64 by
+    default, a case's models x samples in most runs; about 0.5 KB each; forgotten all at once
+    when full; 0 turns it off): a run scores every model and sample of a case against one
+    reference, and an answer seen before (a replayed sample, another model giving the same
+    text) is not scored again. A score depends only on the
     answer text, the reference and the options, so a remembered score is the score. Answers
     given as JSON objects or plans, and matchers other than planeval's own, are always
     scored."""
@@ -112,7 +113,7 @@ class Reference:
     """The metric families the reference supports (``reference_family``)."""
     worfbench_gold: WorfGraph | None
     """The WorfBench workflow of the reference, or None."""
-    remember: int = 256
+    remember: int = 64
     """How many distinct answer texts' scores are kept."""
     _taskbench: dict[DependencyType | None, TaskbenchGold | str] = field(
         default_factory=dict, init=False, repr=False
@@ -126,7 +127,7 @@ class Reference:
     _keeping: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @classmethod
-    def read(cls, source: Source, *, remember: int = 256) -> Reference:
+    def read(cls, source: Source, *, remember: int = 64) -> Reference:
         """Read ``source`` (model text, a JSON object or a ``Plan``); never raises (a reference
         no metric reads has no families). ``remember``: see the class."""
         families = reference_family(source)
@@ -168,7 +169,8 @@ class Reference:
             self._scored[answer] = (
                 generation,
                 score.status,
-                tuple(score.metrics),  # names and values apart: a dict is followed for good
+                # names and values apart: the collector follows a dict for good
+                _shared_names(tuple(score.metrics)),
                 tuple(score.metrics.values()),
                 score.families,
                 score.detail,
@@ -195,6 +197,15 @@ class Reference:
             return read_taskbench_gold(record, mode)
         except UnscorableError as exc:
             return f"reference: {exc}"
+
+
+_METRIC_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple for each distinct sequence of metric names (a handful), shared by every
+    remembered score that has it."""
+    return _METRIC_NAMES.setdefault(names, names)
 
 
 def _pack_sample(sample: TaskbenchSample) -> tuple[Any, ...]:

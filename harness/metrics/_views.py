@@ -32,13 +32,16 @@ Source = str | dict[str, Any] | Plan
 """What can be scored: model text, a parsed JSON object, or a plan."""
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=64)
 def find_json(text: str) -> dict[str, Any] | None:
     """The first JSON object in ``text`` that has ``task_nodes`` or ``tasks`` (fences and prose
     are searched the way ``load_plan`` searches them).
 
-    Cached (a reference is read for every row that is scored against it): callers must not
-    change the returned object."""
+    Cached, the last 64 (callers must not change the returned object): an answer is read by
+    each family's reader, and a reference by ``Reference.read``'s. No more: a reference is read
+    once, an answer scored again is remembered by its ``Reference``, and every object of a
+    parsed answer kept here stays in the garbage collector's sight (a full collection walks
+    them all)."""
     from harness.plan._adapters import _json_candidates
 
     stripped = text.strip()
