@@ -26,10 +26,10 @@ TEXTS = ("Check the result", "check the result.", "Wash hands", "Dry hands", "Go
 """Few texts, two of them equal after normalization: most workflows repeat a node text."""
 
 
-def _random_workflow(rng: random.Random) -> str:
-    n = rng.randint(1, 9)
-    texts = [rng.choice(TEXTS) for _ in range(n)]
-    end = n + 1
+def _workflow(rng: random.Random, texts: list[str]) -> str:
+    """A workflow of these task texts: a chain, fully parallel (many topological orders) or a
+    random DAG."""
+    end = len(texts) + 1
     shape = rng.choice(("chain", "parallel", "dag"))
     if shape == "chain":
         edges = [(i, i + 1) for i in range(end)]
@@ -39,6 +39,18 @@ def _random_workflow(rng: random.Random) -> str:
         edges = [(0, 1)] + [(rng.randint(1, j - 1), j) for j in range(2, end)]
         edges += [(i, end) for i in range(1, end) if all(a != i for a, _ in edges)]
     return write_workflow(texts, edges)
+
+
+def _random_workflow(rng: random.Random) -> str:
+    """1 to 9 tasks drawn from ``TEXTS``: most repeat a normalized text."""
+    return _workflow(rng, [rng.choice(TEXTS) for _ in range(rng.randint(1, 9))])
+
+
+def _unique_workflow(rng: random.Random, n: int) -> str:
+    """``n`` tasks whose texts all differ (most real workflows)."""
+    return _workflow(
+        rng, [f"Step {k}: {rng.choice(('wash', 'dry', 'fold'))} item {k}" for k in range(n)]
+    )
 
 
 class NetworkxTextMatcher(TextMatcher):
@@ -61,22 +73,6 @@ def test_repeated_texts_score_as_the_official_formulas() -> None:
         chain, graph = oracle.f1_chain(p, g), oracle.f1_graph(p, g)  # type: ignore[arg-type]
         assert fast["worfbench.f1_chain"] == pytest.approx(chain[2], abs=1e-12)
         assert fast["worfbench.f1_graph"] == pytest.approx(graph[2], abs=1e-12)
-
-
-def _unique_workflow(rng: random.Random, n: int) -> str:
-    """A workflow of ``n`` tasks whose texts all differ (most real workflows): a chain, fully
-    parallel (many topological orders) or a random DAG."""
-    texts = [f"Step {k}: {rng.choice(('wash', 'dry', 'fold'))} item {k}" for k in range(n)]
-    end = n + 1
-    shape = rng.choice(("chain", "parallel", "dag"))
-    if shape == "chain":
-        edges = [(i, i + 1) for i in range(end)]
-    elif shape == "parallel":
-        edges = [(0, i) for i in range(1, end)] + [(i, end) for i in range(1, end)]
-    else:
-        edges = [(0, 1)] + [(rng.randint(1, j - 1), j) for j in range(2, end)]
-        edges += [(i, end) for i in range(1, end) if all(a != i for a, _ in edges)]
-    return write_workflow(texts, edges)
 
 
 ODD_PREDICTIONS = (
