@@ -103,10 +103,9 @@ class Reference:
     default, a case's models x samples in most runs; about 0.5 KB each; forgotten all at once
     when full; 0 turns it off): a run scores every model and sample of a case against one
     reference, and an answer seen before (a replayed sample, another model giving the same
-    text) is not scored again. A score depends only on the
-    answer text, the reference and the options, so a remembered score is the score. Answers
-    given as JSON objects or plans, and matchers other than planeval's own, are always
-    scored."""
+    text) is not scored again. A score depends only on the answer text, the reference and the
+    options, so a remembered score is the score. Answers given as JSON objects or plans, and
+    matchers other than planeval's own, are always scored."""
 
     source: Source
     families: tuple[str, ...]

@@ -112,15 +112,10 @@ class WorfbenchScores:
 
     def as_metrics(self) -> dict[str, float]:
         """The scores under their metric names (``worfbench.f1_chain``, ...), Nones left out."""
-        values = {
-            "worfbench.f1_chain": self.f1_chain,
-            "worfbench.precision_chain": self.precision_chain,
-            "worfbench.recall_chain": self.recall_chain,
-            "worfbench.f1_graph": self.f1_graph,
-            "worfbench.precision_graph": self.precision_graph,
-            "worfbench.recall_graph": self.recall_graph,
-        }
-        return {k: v for k, v in values.items() if v is not None}
+        return _named(
+            (self.precision_chain, self.recall_chain, self.f1_chain),
+            (self.precision_graph, self.recall_graph, self.f1_graph),
+        )
 
 
 def score_worfbench(
@@ -137,7 +132,17 @@ def worfbench_metrics(
 ) -> dict[str, float]:
     """``score_worfbench(pred, gold, matcher).as_metrics()``, its notes added to ``notes``,
     without building the scores object (``score_plan`` calls it once per answer)."""
-    (p_chain, r_chain, f_chain), (p_graph, r_graph, f_graph) = _scores(pred, gold, matcher, notes)
+    return _named(*_scores(pred, gold, matcher, notes))
+
+
+_Chain = tuple[float | None, float | None, float | None]
+_Graph = tuple[float, float, float]
+
+
+def _named(chain: _Chain, graph: _Graph) -> dict[str, float]:
+    """(precision, recall, F1) of f1_chain and of f1_graph under their metric names, in
+    ``as_metrics`` order; f1_chain's left out when undefined (None)."""
+    (p_chain, r_chain, f_chain), (p_graph, r_graph, f_graph) = chain, graph
     if f_chain is None or p_chain is None or r_chain is None:  # the three are None together
         return {
             "worfbench.f1_graph": f_graph,
@@ -154,121 +159,25 @@ def worfbench_metrics(
     }
 
 
-_Chain = tuple[float | None, float | None, float | None]
-_Graph = tuple[float, float, float]
-
-
 def _scores(
     pred: WorfGraph, gold: WorfGraph, matcher: Matcher | None, notes: list[str]
 ) -> tuple[_Chain, _Graph]:
     if matcher is None or type(matcher) is TextMatcher:
-        text_gold = _text_gold(gold)
-        if text_gold is not None:
-            fused = _text_scores(pred, gold, text_gold, notes)
-            if fused is not None:
-                return fused
-        # each predicted text normalized once for both metrics
+        # each predicted text normalized once, and matched once when the tasks' pairs are
+        # the whole workflow's pairs without START and END
         texts = [normalize_text(text) for text in pred.nodes]
-        task_texts = [t for t, raw in zip(texts, pred.nodes, strict=True) if raw not in _FRAME]
-        chain = _chain(pred.tasks, gold, lambda: _TextSimilarity(task_texts, gold.nodes), notes)
-        graph = _graph(pred, gold, lambda: _TextSimilarity(texts, gold.nodes), notes)
+        every = _TextSimilarity(texts, gold.nodes)
+        tasks = every.tasks_alone(pred.nodes, gold.nodes)
+        if tasks is None:
+            task_texts = [t for t, raw in zip(texts, pred.nodes, strict=True) if raw not in _FRAME]
+            tasks = _TextSimilarity(task_texts, gold.nodes)
+        chain = _chain(pred.tasks, gold, lambda: tasks, notes)
+        graph = _graph(pred, gold, lambda: every, notes)
         return chain, graph
-    tasks = pred.tasks
-    chain = _chain(tasks, gold, lambda: _Similarity(matcher, tasks, gold.nodes), notes)
+    node_tasks = pred.tasks
+    chain = _chain(node_tasks, gold, lambda: _Similarity(matcher, node_tasks, gold.nodes), notes)
     graph = _graph(pred, gold, lambda: _Similarity(matcher, pred.nodes, gold.nodes), notes)
     return chain, graph
-
-
-# -- the text matcher on workflows without repeated texts ---------------------------------------
-@dataclass(frozen=True, slots=True)
-class _TextGold:
-    """What the text matcher needs of a gold whose normalized node texts are all different,
-    framed by START and END (most golds): read once per gold."""
-
-    node_of: dict[str, int]
-    """Normalized text -> gold node."""
-    edges: frozenset[tuple[int, int]]
-    orders: list[tuple[tuple[int, ...], dict[int, int]]] | str
-    """``_order_positions``, or why f1_chain is not defined."""
-
-
-@lru_cache(maxsize=4096)
-def _text_gold(gold: WorfGraph) -> _TextGold | None:
-    """Cached per gold; None when a normalized text repeats or the frame is not START..END."""
-    nodes = gold.nodes
-    if len(nodes) < 2 or nodes[0] != "START" or nodes[-1] != "END":
-        return None
-    _, node_of = _gold_texts(nodes)
-    if node_of is None:
-        return None
-    try:
-        orders: list[tuple[tuple[int, ...], dict[int, int]]] | str = _order_positions(gold)
-    except ValueError as exc:
-        orders = str(exc)
-    return _TextGold(node_of, _edge_set(gold), orders)
-
-
-def _text_scores(
-    pred: WorfGraph, gold: WorfGraph, text_gold: _TextGold, notes: list[str]
-) -> tuple[_Chain, _Graph] | None:
-    """f1_chain and f1_graph with the text matcher in one pass, when no normalized predicted
-    text repeats and the prediction is framed by START and END (else None: the general text
-    path decides).
-
-    Every match is then a single pair (a text seen once on each side), the same in every order
-    of the gold; START and END match each other, and the tasks' pairs are the rest, in
-    predicted order: the pairs ``_TextSimilarity`` finds for the tasks and for all nodes."""
-    nodes = pred.nodes
-    last = len(nodes) - 1
-    if last < 1 or nodes[0] != "START" or nodes[last] != "END":
-        return None
-    texts = list(map(normalize_text, nodes))
-    node_of = dict(zip(texts, range(last + 1), strict=True))
-    if len(node_of) != len(texts):
-        return None
-    gold_of = text_gold.node_of
-    pairs = [(i, g) for t, i in node_of.items() if (g := gold_of.get(t)) is not None]
-    # f1_chain: the tasks' matched gold nodes, in predicted order (START and END are the first
-    # and the last pair: no task shares their normalized text).
-    chain: _Chain
-    orders = text_gold.orders
-    if isinstance(orders, str):
-        notes.append(f"f1_chain not defined: {orders} (the official script crashes)")
-        chain = (None, None, None)
-    elif last == 1:
-        notes.append("the prediction has no node: f1_chain 0 (the official script crashes)")
-        chain = (0.0, 0.0, 0.0)
-    else:
-        matched_gold = [g for _, g in pairs[1:-1]]
-        n_tasks = last - 1
-        chain = (0.0, 0.0, 0.0)
-        for ids, position in orders:
-            if not ids:
-                notes.append(
-                    "f1_chain not defined: the gold has no node (the official script crashes)"
-                )
-                chain = (None, None, None)
-                break
-            positions = [position[g] for g in matched_gold if g in position]
-            # distinct positions: already increasing (a prediction in a gold order) is the count
-            in_order = positions == sorted(positions)
-            correct = max(len(positions), 1) if in_order else _longest_increasing(positions)
-            precision, recall = correct / n_tasks, correct / len(ids)
-            f1 = 2 * recall * precision / (recall + precision)
-            if f1 > chain[2]:
-                chain = (precision, recall, f1)
-            if correct == max(len(positions), 1):
-                break  # no later order can count more: the first best one is kept
-    # f1_graph: edges between nodes matched on both sides, as raw index pairs.
-    matched = {i for i, _ in pairs}
-    matched.intersection_update([g for _, g in pairs])
-    gold_edges = text_gold.edges
-    public = [e for e in pred.edges if e in gold_edges and e[0] in matched and e[1] in matched]
-    largest = _largest_component(public)
-    precision_graph = largest / (last + 1)
-    recall_graph = largest / len(gold.nodes)
-    f1_graph = 2 * precision_graph * recall_graph / (precision_graph + recall_graph)
-    return chain, (precision_graph, recall_graph, f1_graph)
 
 
 # -- f1_chain ---------------------------------------------------------------------------------
@@ -399,7 +308,11 @@ def _longest_increasing(positions: Sequence[int]) -> int:
     empty, so the count is at least 1).
 
     The official double loop is quadratic; patience sorting gives the same length: ``tails[k]``
-    is the smallest gold position that ends an increasing run of ``k + 1`` matched nodes."""
+    is the smallest gold position that ends an increasing run of ``k + 1`` matched nodes.
+    The positions come from a matching, so they are distinct: in increasing order already (a
+    prediction in the gold's order), every matched node counts."""
+    if positions == sorted(positions):
+        return max(len(positions), 1)
     tails: list[int] = []
     for position in positions:
         k = bisect_left(tails, position)
@@ -481,19 +394,39 @@ class _TextSimilarity:
         """``pred``: the predicted node texts, normalized (``normalize_text``)."""
         self._pred = pred
         self._gold_text, gold_by_text = _gold_texts(gold)
+        self._distinct = False
+        """No normalized text repeats on either side: every match is a single pair."""
         self._pairs: list[tuple[int, int]] | None = None
         """When no gold text repeats: (predicted node, gold node) of every match, in predicted
         order. Every order of the gold matches these pairs: a text seen once in the gold and
         ``a`` times in the prediction is paired by ``K(a, 1)``, whatever the gold node's
         position."""
         if gold_by_text is not None:
-            node_of = {text: i for i, text in enumerate(pred)}
+            node_of = dict(zip(pred, range(len(pred)), strict=True))
             if len(node_of) == len(pred):
+                self._distinct = True
                 self._pairs = [
-                    (i, gold_by_text[text]) for text, i in node_of.items() if text in gold_by_text
+                    (i, g)
+                    for text, i in node_of.items()
+                    if (g := gold_by_text.get(text)) is not None
                 ]
             else:
                 self._pairs = _pairs_of_repeated_predictions(pred, gold_by_text)
+
+    def tasks_alone(self, pred: Sequence[str], gold: Sequence[str]) -> _TextSimilarity | None:
+        """The matching of the predicted tasks alone (``pred`` without START and END) against
+        ``gold``, when it is this one's pairs without the first and the last: no normalized
+        text repeats and both sides are framed by START and END, so START and END pair with
+        each other and no task shares their text. Else None."""
+        framed = len(pred) >= 2 and pred[0] == "START" and pred[-1] == "END"
+        if not (self._distinct and framed and gold[0] == "START" and gold[-1] == "END"):
+            return None
+        tasks = object.__new__(_TextSimilarity)
+        tasks._pred = self._pred[1:-1]
+        tasks._gold_text = self._gold_text
+        tasks._distinct = True
+        tasks._pairs = [(i - 1, g) for i, g in self._pairs[1:-1]]  # type: ignore[index]
+        return tasks
 
     def matched_positions(self, ids: Sequence[int], position: dict[int, int]) -> list[int]:
         """The position in ``ids`` (``position``: gold node -> its position there) of the gold
