@@ -322,6 +322,10 @@ def _view(
     for index, node in enumerate(nodes):
         args = node.get("arguments", []) if prediction else node.get("arguments")
         pairs: list[tuple[str, Any]] = []
+        if isinstance(args, dict | str) and not args:
+            # the script loops over an empty object or text without reading an argument
+            arguments.append(pairs)
+            continue
         if isinstance(args, list):
             for a in args:
                 if not (isinstance(a, dict) and "name" in a and "value" in a):
@@ -361,9 +365,7 @@ def _resource_view(
     links: list[tuple[str, str]] = []
     arguments: list[list[tuple[str, Any]]] = []
     for index, node in enumerate(nodes):
-        args = node.get("arguments", [])
-        if not isinstance(args, list):
-            raise UnscorableError(f"{who} node {index}: 'arguments' is not a list", side=who)
+        args = _resource_arguments(node.get("arguments", []), who, index, notes)
         out: list[tuple[str, Any]] = []
         for position, argument in enumerate(args):
             try:
@@ -391,8 +393,29 @@ def _resource_view(
     return _View(names, links, arguments)
 
 
+def _resource_arguments(args: Any, who: str, index: int, notes: list[str]) -> list[Any]:
+    """A node's ``arguments`` as the official loop (``for argument in arguments``) walks them:
+    a list item by item, an object by its keys, text character by character; anything else
+    makes the script drop the sample."""
+    if isinstance(args, list):
+        return args
+    if isinstance(args, dict | str):
+        if args:
+            shape = "an object: its keys" if isinstance(args, dict) else "text: its characters"
+            notes.append(
+                f"{who} node {index}: 'arguments' is {shape} count as arguments, as in the "
+                "official script"
+            )
+        return list(args)
+    raise UnscorableError(
+        f"{who} node {index}: 'arguments' is {type(args).__name__}, not a list", side=who
+    )
+
+
 def _resource_argument(argument: Any, index: int, names: list[str]) -> tuple[str, Any] | None:
     if isinstance(argument, dict):
+        if not argument:
+            raise IndexError("an empty object")  # the script's list(argument.values())[0]
         argument = next(iter(argument.values()))
     if isinstance(argument, list):
         argument = " ".join(argument)

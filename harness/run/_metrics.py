@@ -39,10 +39,28 @@ def _matcher(suite: Suite) -> Any:
 
 
 def metric_columns(suite: Suite, case: Case, answer: str) -> dict[str, Any]:
-    """``{metrics, metric_status, metric_detail}`` for a row, or ``{}`` without a reference."""
-    source = case.reference
-    if source is None:
+    """``{metrics, metric_status, metric_detail}`` for a row, or ``{}`` without a reference.
+
+    Never raises: a failure inside scoring makes this row's ``metric_status`` ``error`` (its
+    detail names the case and the failure), and every other row of the run is kept."""
+    if case.reference is None:
         return {}
+    try:
+        return _scored_columns(suite, case, answer)
+    except Exception as exc:  # one row's scoring must never lose the run
+        return {
+            "metrics": None,
+            "metric_status": "error",
+            "metric_detail": {
+                "detail": f"case {case.id}: scoring failed ({type(exc).__name__}: {exc}); "
+                "the other rows are scored. Please report it with this case's answer."
+            },
+        }
+
+
+def _scored_columns(suite: Suite, case: Case, answer: str) -> dict[str, Any]:
+    source = case.reference
+    assert source is not None  # metric_columns returned early
     from harness.metrics import Reference, ToolCatalogue, score_plan
 
     registry = suite.registry_for(case)

@@ -78,7 +78,8 @@ class ResultRow:
     """Metrics against the case's reference plan (``worfbench.f1_chain``, ...); for a row whose
     ``metric_status`` is unparseable, the zero-convention values. None when not scored."""
     metric_status: str | None = None
-    """``scored``, ``unparseable`` or ``unusable_reference``; None when not scored."""
+    """``scored``, ``unparseable``, ``unusable_reference`` or ``error`` (scoring failed for
+    this row; ``metric_detail["detail"]`` says why); None when not scored."""
     metric_detail: dict[str, Any] | None = None
     """``{detail, notes, taskbench}``: why, what planeval noted, the TaskBench sets."""
 

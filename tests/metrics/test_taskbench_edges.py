@@ -108,12 +108,64 @@ class TestResourceArguments:
         got = taskbench_sample({"task_nodes": nodes}, {"task_nodes": nodes}, dependency="resource")
         assert got.gold_links == {("a", "c")} and got.notes == ()
 
-    def test_arguments_that_are_not_a_list(self) -> None:
-        gold = {"task_nodes": [{"task": "T", "arguments": "x.png"}]}
+    def test_text_arguments_are_read_character_by_character(self) -> None:
+        """The official loop walks a string: each character is a text argument."""
+        gold = {"task_nodes": [{"task": "T", "arguments": ["x.png"]}]}
+        pred = {"task_nodes": [{"task": "T", "arguments": "ab"}]}
+        got = taskbench_sample(pred, gold, dependency="resource")
+        assert got.pred_arg_names == {"T-text"}
+        assert got.pred_arg_values == {"T-text-a", "T-text-b"}
+        assert got.notes == (
+            "prediction node 0: 'arguments' is text: its characters count as arguments, as in "
+            "the official script",
+        )
+
+    def test_object_arguments_are_read_by_their_keys(self) -> None:
+        """GNN4TaskPlan multimedia/mistral-7b id 24799612 writes {"name": "query", "value": ""}:
+        the official loop walks the keys, each a text argument."""
+        gold = {"task_nodes": [{"task": "Image Search", "arguments": ["cats"]}]}
+        pred = {"task_nodes": [{"task": "Image Search", "arguments": {"name": "q", "value": ""}}]}
+        got = taskbench_sample(pred, gold, dependency="resource")
+        assert got.pred_arg_values == {"Image Search-text-name", "Image Search-text-value"}
+        assert got.as_metrics()["taskbench.argument_name_f1"] == 1.0
+
+    def test_an_empty_object_argument_repeats_the_previous_one(self) -> None:
+        """``[{}]`` (resource domains): ``list({}.values())[0]`` fails inside the script's
+        try, so the previous argument counts again; it used to raise out of scoring."""
+        gold = {"task_nodes": [{"task": "T", "arguments": ["x.png"]}]}
+        pred = {"task_nodes": [{"task": "T", "arguments": [{}]}]}
+        got = taskbench_sample(pred, gold, dependency="resource")
+        assert got.pred_arg_values == {"T-image-x.png"}
+        assert "prediction node 0 argument 0 is unusable (an empty object)" in got.notes[0]
+
+    def test_an_empty_object_argument_with_nothing_before_it_is_dropped(self) -> None:
+        gold = {"task_nodes": [{"task": "T", "arguments": [{}]}]}
         with pytest.raises(UnscorableError) as caught:
             taskbench_sample(gold, gold, dependency="resource")
-        assert str(caught.value) == "gold node 0: 'arguments' is not a list"
         assert caught.value.side == "gold"
+
+    def test_arguments_that_are_a_number(self) -> None:
+        """A number cannot be walked: the script drops the sample."""
+        gold = {"task_nodes": [{"task": "T", "arguments": 5}]}
+        with pytest.raises(UnscorableError) as caught:
+            taskbench_sample(gold, gold, dependency="resource")
+        assert str(caught.value) == "gold node 0: 'arguments' is int, not a list"
+        assert caught.value.side == "gold"
+
+    def test_temporal_empty_object_or_text_arguments_are_no_arguments(self) -> None:
+        gold = {"task_nodes": [{"task": "T", "arguments": []}], "task_links": []}
+        for empty in ({}, ""):
+            pred = {"task_nodes": [{"task": "T", "arguments": empty}], "task_links": []}
+            got = taskbench_sample(pred, gold, dependency="temporal")
+            assert got.pred_arg_names == frozenset() and got.pred_nodes == {"T"}
+
+    def test_temporal_object_arguments_are_dropped(self) -> None:
+        """Temporal mode reads ``argument['name']`` of each key: a TypeError, the sample is
+        dropped."""
+        gold = {"task_nodes": [{"task": "T", "arguments": []}], "task_links": []}
+        pred = {"task_nodes": [{"task": "T", "arguments": {"name": "q"}}], "task_links": []}
+        with pytest.raises(UnscorableError):
+            taskbench_sample(pred, gold, dependency="temporal")
 
     def test_a_node_without_arguments_has_none(self) -> None:
         gold = {"task_nodes": [{"task": "T"}]}

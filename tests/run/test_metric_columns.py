@@ -39,3 +39,32 @@ class TestMetricColumns:
         row = run_suite(load_suite(path), out=tmp_path / "run").rows[0]
         assert row.status == "pass"
         assert (row.metrics, row.metric_status, row.metric_detail) == (None, None, None)
+
+
+class TestScoringFailure:
+    def test_a_row_whose_scoring_raises_is_an_error_row_and_the_run_keeps_the_rest(
+        self, tmp_path: Path, monkeypatch
+    ) -> None:
+        """A failure injected into scoring for one case: that row says so (naming the case),
+        the nineteen others are scored, results.jsonl holds all twenty rows."""
+        import harness.metrics
+
+        real = harness.metrics.score_plan
+
+        def failing(answer, reference, **options):
+            if "Open box 7" in answer:
+                raise RuntimeError("injected failure")
+            return real(answer, reference, **options)
+
+        monkeypatch.setattr(harness.metrics, "score_plan", failing)
+        run = metric_run(tmp_path, weaker=False)
+        rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+        assert len(rows) == 20
+        by_case = {r["case"]: r for r in rows}
+        broken = by_case["c7"]
+        assert broken["metric_status"] == "error" and broken["metrics"] is None
+        assert broken["metric_detail"]["detail"].startswith(
+            "case c7: scoring failed (RuntimeError: injected failure)"
+        )
+        assert broken["status"] == "pass"  # the structural checks still ran
+        assert sum(r["metric_status"] == "scored" for r in rows) == 18  # c19 is prose
