@@ -1,7 +1,13 @@
-"""``planeval score PLAN --reference GOLD``: one answer against one reference plan.
+"""``planeval score PLAN --reference GOLD``: one answer against one reference plan, or a whole
+TaskBench predictions file against its gold file.
 
-Exit 0 when the answer was scored, 1 when it holds no plan the metrics can read (its values
-under ``--unparseable zero`` are still printed), 2 when an input is unusable.
+One plan: exit 0 when the answer was scored, 1 when it holds no plan the metrics can read (its
+values under ``--unparseable zero`` are still printed), 2 when an input is unusable.
+
+A predictions file (JSON Lines whose records carry an ``id``): records are matched by id and
+scored as ``taskbench/evaluate.py`` scores them, every group it writes is printed. Exit 0 when
+scored (predictions the official script drops included), 1 when scoring failed for a record
+(named; the others are kept), 2 when an input is unusable (no shared id, a bad line).
 """
 
 from __future__ import annotations
@@ -54,11 +60,13 @@ def score_command(
         metavar="NAME",
         help="sentence-transformers model for --matcher embeddings.",
     ),
-    unparseable: str = typer.Option(
-        "zero",
+    unparseable: str | None = typer.Option(
+        None,
         "--unparseable",
         metavar="zero|exclude",
-        help="An answer with no readable plan scores 0 (zero) or nothing (exclude).",
+        help="An answer with no readable plan (in a file: or no prediction line) scores 0 "
+        "(zero) or nothing (exclude). Default: zero for one plan, exclude (the official "
+        "script's) for a predictions file.",
     ),
     output: str = typer.Option("text", "--format", metavar="text|json", help="What to print."),
     max_bytes: int | None = max_bytes_option(
@@ -80,7 +88,8 @@ def score_command(
     from harness.registry import load_registry
 
     _choice("--format", output, ("text", "json"))
-    _choice("--unparseable", unparseable, CONVENTIONS)
+    if unparseable is not None:
+        _choice("--unparseable", unparseable, CONVENTIONS)
     _choice("--matcher", matcher, ("text", "embeddings"))
     if dependency is not None:
         _choice("--dependency", dependency, DEPENDENCY_TYPES)
@@ -94,6 +103,23 @@ def score_command(
             catalogue = ToolCatalogue.from_registry(load_registry(tools, max_bytes=max_bytes))
         except InputError as exc:
             fail_input(exc)
+    from harness.metrics._files import is_record_lines
+
+    if is_record_lines(answer_text):
+        if family and "taskbench" not in family:
+            fail_input(f"{plan}: a predictions file is scored with the TaskBench metrics only")
+        _score_file(
+            plan,
+            answer_text,
+            reference,
+            reference_text,
+            catalogue=catalogue,
+            dependency=dependency,
+            convention=unparseable or "exclude",
+            output=output,
+        )
+        return
+    unparseable = unparseable or "zero"
     node_matcher = (
         EmbeddingMatcher(model or DEFAULT_EMBEDDING_MODEL)
         if matcher == "embeddings"
@@ -160,4 +186,106 @@ def _print_text(data: dict[str, Any]) -> None:
     for name, value in data["metrics"].items():
         out.write(f"  {name:<{width}}  {value:.4f}\n")
     for note in data.get("notes", []):
+        out.write(f"note: {note}\n")
+
+
+_SHOWN = (
+    ("node_micro_f1_no_matching", "node micro F1"),
+    ("node_macro_f1_no_matching", "node macro F1"),
+    ("link_binary_f1", "link F1"),
+    ("argument_task_argname_binary_f1_no_matching", "arg name F1"),
+    ("argument_task_argname_value_binary_f1_no_matching", "arg name+value F1"),
+    ("edit_distance", "edit distance"),
+)
+_LISTED = 10
+"""Records listed by id per status in the text output (the JSON on stdout has none)."""
+
+
+def _score_file(
+    plan: Path,
+    answer_text: str,
+    reference: Path,
+    reference_text: str,
+    *,
+    catalogue: Any,
+    dependency: str | None,
+    convention: str,
+    output: str,
+) -> None:
+    from harness._errors import InputError
+    from harness.metrics._files import is_record_lines, read_record_lines, score_taskbench_file
+
+    if not is_record_lines(reference_text):
+        fail_input(
+            f"{reference}: the predictions are JSON Lines with ids, so the reference must be "
+            "the gold file: JSON Lines of records with 'id' and 'task_nodes' (TaskBench's "
+            "data.json)"
+        )
+    try:
+        result = score_taskbench_file(
+            read_record_lines(answer_text, str(plan)),
+            read_record_lines(reference_text, str(reference)),
+            catalogue=catalogue,
+            dependency=dependency,  # type: ignore[arg-type]
+            convention=convention,
+            source=f"{plan} against {reference}",
+        )
+    except InputError as exc:
+        fail_input(exc)
+    if output == "json":
+        print_json(result.groups)
+        _print_file_notes(result, sys.stderr)
+    else:
+        _print_file_text(result)
+    if result.counts()["error"]:
+        raise typer.Exit(ExitCode.FAILED)
+
+
+def _print_file_text(result: Any) -> None:
+    out = sys.stdout
+    counts = result.counts()
+    rule = (
+        "gold ids without a prediction and predictions the official script drops count as "
+        "empty plans"
+        if result.convention == "zero"
+        else "the official script's: only gold ids with a prediction count"
+    )
+    out.write(
+        f"predictions: {result.prediction_ids} ids; gold: {result.gold_ids} ids; shared: "
+        f"{result.matched}; dependency: {result.dependency}; unparseable: "
+        f"{result.convention} ({rule})\n"
+    )
+    out.write(
+        f"records: {counts['scored']} scored, {counts['dropped']} dropped (the official "
+        f"script's 'Parsing Error'), {counts['missing']} without a prediction line, "
+        f"{counts['error']} failed\n\n"
+    )
+    heads = ["group", "samples", "supports", *(name for _, name in _SHOWN)]
+    rows = []
+    for group, figures in result.groups.items():
+        cells = [group, str(figures["all_samples"]), str(figures["node_supports"])]
+        if "node_micro_f1_no_matching" in figures:
+            cells += [f"{figures[key]:.4f}" for key, _ in _SHOWN]
+        else:
+            cells += ["no supports"] + [""] * (len(_SHOWN) - 1)
+        rows.append(cells)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+    for cells in (heads, *rows):
+        out.write("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
+        out.write("\n")
+    _print_file_notes(result, out)
+
+
+def _print_file_notes(result: Any, out: Any) -> None:
+    for status in ("error", "dropped", "missing"):
+        records = [r for r in result.records if r.status == status]
+        for record in records[:_LISTED]:
+            detail = record.detail or ""
+            if status == "error":
+                out.write(f"error: {detail}\n")
+            else:
+                out.write(f"{status}: id {record.id!r}: {detail}\n")
+        if len(records) > _LISTED:
+            out.write(f"{status}: ... and {len(records) - _LISTED} more\n")
+    for note in result.notes:
         out.write(f"note: {note}\n")

@@ -3,14 +3,22 @@ score it. Definitions, formulas and the upstream functions they follow: docs/met
 
     from harness.metrics import score_plan
     score_plan(answer_text, reference_text).metrics   # {"worfbench.f1_chain": 0.8, ...}
+    score_taskbench_file(read_record_lines(pred, "p"), read_record_lines(gold, "g")).groups
 """
 
 from harness.metrics._corpus import (
+    GROUPS,
     SPLITS,
     prf,
     taskbench_breakdown,
     taskbench_corpus,
     worfbench_corpus,
+)
+from harness.metrics._files import (
+    FileScore,
+    RecordScore,
+    read_record_lines,
+    score_taskbench_file,
 )
 from harness.metrics._matchers import (
     DEFAULT_EMBEDDING_MODEL,
@@ -55,14 +63,17 @@ __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
     "DEPENDENCY_TYPES",
     "FAMILIES",
+    "GROUPS",
     "MATCH_THRESHOLD",
     "MAX_ORDERS",
     "SPLITS",
     "Convention",
     "DependencyType",
     "EmbeddingMatcher",
+    "FileScore",
     "Matcher",
     "PlanScore",
+    "RecordScore",
     "Reference",
     "ScoreStatus",
     "TaskbenchGold",
@@ -78,8 +89,10 @@ __all__ = [
     "plan_to_taskbench",
     "plan_to_worfgraph",
     "prf",
+    "read_record_lines",
     "read_taskbench_gold",
     "score_plan",
+    "score_taskbench_file",
     "score_worfbench",
     "set_f1",
     "taskbench_breakdown",

@@ -365,6 +365,9 @@ def _resource_view(
     links: list[tuple[str, str]] = []
     arguments: list[list[tuple[str, Any]]] = []
     for index, node in enumerate(nodes):
+        if who == "gold" and "arguments" not in node:
+            # the script reads a gold node's node["arguments"]: a KeyError drops the sample
+            raise UnscorableError(f"gold node {index} has no 'arguments'", side=who)
         args = _resource_arguments(node.get("arguments", []), who, index, notes)
         out: list[tuple[str, Any]] = []
         for position, argument in enumerate(args):

@@ -39,9 +39,12 @@ _TASKBENCH_SHOWN = (
     ("node_micro_f1_no_matching", "node micro F1"),
     ("node_macro_f1_no_matching", "node macro F1"),
     ("link_binary_f1", "link F1"),
-    ("argument_task_argname_value_binary_f1_no_matching", "argument F1"),
+    ("argument_task_argname_binary_f1_no_matching", "argument name F1"),
+    ("argument_task_argname_value_binary_f1_no_matching", "argument name+value F1"),
     ("edit_distance", "edit distance"),
 )
+_SPLIT_GROUPS = ("overall_overall", "single_overall", "chain_overall", "dag_overall")
+"""The groups summary.md shows (report.html and the JSON have every group)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,8 @@ class MetricReport:
     figures: list[MetricFigure]
     parse: dict[str, tuple[int, int]]
     """Per model: (rows scored, rows with a reference and an answer)."""
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    """Per model: the cases whose scoring failed (``metric_status`` error)."""
     taskbench: dict[str, dict[Convention, dict[str, dict[str, Any]]]] = field(default_factory=dict)
     """Per model and convention: ``taskbench_breakdown`` (group -> figures)."""
     catalogue_size: int | None = None
@@ -84,6 +89,7 @@ class MetricReport:
                 for f in self.figures
             ],
             "parse": {m: {"scored": s, "rows": n} for m, (s, n) in self.parse.items()},
+            "errors": self.errors,
             "taskbench": self.taskbench,
         }
 
@@ -114,8 +120,12 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
     parse: dict[str, list[int]] = {}
     catalogue = 0
     samples: dict[str, dict[str, list[TaskbenchSample]]] = defaultdict(lambda: defaultdict(list))
+    errors: dict[str, list[str]] = defaultdict(list)
     for row in rows:
         status = row.get("metric_status")
+        if status == "error":
+            errors[str(row["model"])].append(str(row["case"]))
+            continue
         if status not in ("scored", "unparseable"):
             continue
         model = str(row["model"])
@@ -129,7 +139,7 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
             from harness.metrics import TaskbenchSample
 
             samples[model][status].append(TaskbenchSample.from_dict(detail["taskbench"]))
-    if not parse:
+    if not parse and not errors:
         return None
     # harness.metrics is loaded on first use: a report of a run without metrics does not pay
     # for importing it.
@@ -140,9 +150,15 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
         for (model, metric), pairs in sorted(metric_values(rows, convention).items()):
             mean, low, high = clustered_mean([v for _, v in pairs], [c for c, _ in pairs])
             figures.append(MetricFigure(model, metric, convention, mean, low, high, len(pairs)))
+    # exclude: an answer TaskBench cannot read counts in all_samples only, as the script
+    # counts a prediction it drops; zero: it is an empty plan against its gold.
     taskbench = {
         model: {
-            "exclude": taskbench_breakdown(by_status["scored"], catalogue or None),
+            "exclude": taskbench_breakdown(
+                by_status["scored"],
+                catalogue or None,
+                unscored=[(s.split, s.n_tools) for s in by_status["unparseable"]],
+            ),
             "zero": taskbench_breakdown(
                 [*by_status["scored"], *by_status["unparseable"]], catalogue or None
             ),
@@ -150,7 +166,13 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
         for model, by_status in samples.items()
     }
     parsed = {m: (s, n) for m, (s, n) in parse.items()}
-    return MetricReport(figures, parsed, taskbench, catalogue or None)  # type: ignore[arg-type]
+    return MetricReport(
+        figures,
+        parsed,
+        dict(errors),
+        taskbench,  # type: ignore[arg-type]
+        catalogue or None,
+    )
 
 
 def _cell(f: MetricFigure | None) -> str:
@@ -182,16 +204,29 @@ def _table(report: MetricReport) -> list[tuple[str, str, str, str, str]]:
 
 
 def _corpus_rows(report: MetricReport) -> list[list[str]]:
+    """(model, convention, group, samples, supports, figures...) of every group with samples;
+    a group whose samples were all dropped shows "no supports", as the script skips it."""
     out = []
     for model, by_convention in sorted(report.taskbench.items()):
         for convention, groups in by_convention.items():
             for group, figures in groups.items():
+                if not figures["all_samples"]:
+                    continue
                 cells = [
-                    "–" if figures.get(key) is None else f"{figures[key]:.4f}"
+                    "no supports" if figures.get(key) is None else f"{figures[key]:.4f}"
                     for key, _ in _TASKBENCH_SHOWN
                 ]
-                out.append([model, convention, group, str(figures["all_samples"]), *cells])
+                counts = [str(figures["all_samples"]), str(figures["node_supports"])]
+                out.append([model, convention, group, *counts, *cells])
     return out
+
+
+def _error_lines(report: MetricReport) -> list[str]:
+    return [
+        f"Scoring failed for {len(cases)} row(s) of {model} (metric_status error, left out of "
+        f"every figure): {', '.join(cases[:10])}{' …' if len(cases) > 10 else ''}."
+        for model, cases in sorted(report.errors.items())
+    ]
 
 
 def metric_text_lines(report: MetricReport | None) -> list[str]:
@@ -225,12 +260,23 @@ def render_metrics_md(report: MetricReport | None, limit: int = 25) -> list[str]
         out.append("| " + " | ".join(md_cell(x, 60) for x in row) + " |")
     if len(rows) > limit:
         out.append(f"| … {len(rows) - limit} more in report.html | | | | |")
-    corpus = [r for r in _corpus_rows(report) if r[2] == "overall_overall"]
+    errors = _error_lines(report)
+    if errors:
+        out += ["", *errors]
+    corpus = [r for r in _corpus_rows(report) if r[2] in _SPLIT_GROUPS]
     if corpus:
         heads = " | ".join(h for _, h in _TASKBENCH_SHOWN)
-        out += ["", "TaskBench corpus figures (as `evaluate.py` computes them):", ""]
-        out += [f"| model | unparseable | samples | {heads} |", "|" + " --- |" * 8]
-        out += ["| " + " | ".join(md_cell(x, 60) for x in r[:2] + r[3:]) + " |" for r in corpus]
+        out += [
+            "",
+            "TaskBench corpus figures by split (as `evaluate.py` computes them; samples: "
+            "answers with a gold, supports: the ones scored; every group in report.html):",
+            "",
+        ]
+        out += [
+            f"| model | unparseable | group | samples | supports | {heads} |",
+            "|" + " --- |" * (5 + len(_TASKBENCH_SHOWN)),
+        ]
+        out += ["| " + " | ".join(md_cell(x, 60) for x in r) + " |" for r in corpus]
     return [*out, ""]
 
 
@@ -249,6 +295,7 @@ def render_metrics_html(report: MetricReport | None) -> str:
         "</th><th>parse rate</th><th>mean (zero)</th><th>mean (exclude)</th></tr></thead>"
         f"<tbody>{body}</tbody></table>\n"
     )
+    html += "".join(f'<p class="meta">{escape(line)}</p>\n' for line in _error_lines(report))
     corpus = _corpus_rows(report)
     if corpus:
         heads = "".join(f"<th>{escape(h)}</th>" for _, h in _TASKBENCH_SHOWN)
@@ -257,7 +304,8 @@ def render_metrics_html(report: MetricReport | None) -> str:
         )
         html += (
             "<h3>TaskBench corpus figures by split</h3>\n<table><thead><tr><th>model</th>"
-            f"<th>unparseable</th><th>group</th><th>samples</th>{heads}</tr></thead>"
+            "<th>unparseable</th><th>group</th><th>samples</th><th>supports</th>"
+            f"{heads}</tr></thead>"
             f"<tbody>{cells}</tbody></table>\n"
         )
     return html

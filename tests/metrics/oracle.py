@@ -168,6 +168,16 @@ def _indel_ratio(a: list[int], b: list[int]) -> float:
     return 1 - d[-1][-1] / (len(a) + len(b))
 
 
+def _binary_f1(gold_flat: list[int], pred_flat: list[int]) -> float:
+    """scikit-learn's binary F1 as the script's pinned 1.0.2 gives it: empty label vectors
+    (no link, no argument in any sample) give 0.0 (scikit-learn 1.8 raises instead)."""
+    from sklearn.metrics import precision_recall_fscore_support as prfs
+
+    if not gold_flat:
+        return 0.0
+    return float(prfs(gold_flat, pred_flat, average="binary", zero_division=0)[2])
+
+
 def taskbench_figures(
     pairs: list[tuple[dict[str, Any], dict[str, Any]]],
     tools: list[str],
@@ -200,8 +210,7 @@ def taskbench_figures(
             ("links", "link_binary_f1"),
         ):
             gf, pf = _flatten([g[key] for g in gold], [p[key] for p in pred])
-            if gf:
-                out[name] = prfs(gf, pf, average="binary")[2]
+            out[name] = _binary_f1(gf, pf)
     number = {t: i + 1 for i, t in enumerate(tools)}
     ratios = [
         _indel_ratio([number.get(n, 0) for n in p["names"]], [number.get(n, 0) for n in g["names"]])
@@ -209,3 +218,194 @@ def taskbench_figures(
     ]
     out["edit_distance"] = 1 - sum(ratios) / len(ratios)
     return out
+
+
+# -- TaskBench, a whole predictions file ---------------------------------------------------------
+class _Dropped(Exception):
+    """The script's "Parsing Error": the sample is ignored."""
+
+
+def _official_arguments(
+    nodes: list[Any],
+    names: list[str],
+    raw: list[Any],
+    gold_side: bool,
+    out_types: dict[str, str],
+    carry: list[Any],
+) -> tuple[list[tuple[str, str]], list[list[dict[str, Any]]]]:
+    """Resource mode, one side of a sample: each node's arguments walked as the script walks
+    them (``for argument in node's arguments``: a list by items, an object by keys, text by
+    characters), converted to ``{name, value}``; one that cannot be converted repeats
+    ``carry`` (the script's last ``new_argument``); with nothing to repeat the sample drops."""
+    links: list[tuple[str, str]] = []
+    converted: list[list[dict[str, Any]]] = []
+    for k, node in enumerate(nodes):
+        given = node["arguments"] if gold_side else node.get("arguments", [])
+        items = list(given)  # a number or null: TypeError, the sample drops
+        out = []
+        for argument in items:
+            try:
+                if isinstance(argument, dict):
+                    argument = list(argument.values())[0]  # noqa: RUF015 (its IndexError)
+                if isinstance(argument, list):
+                    argument = " ".join(argument)
+                cites = (
+                    "<node-" in argument
+                    if gold_side
+                    else (isinstance(argument, str) and "<node-" in argument)
+                )
+                if cites:
+                    start = argument.index("<node-") + len("<node-")
+                    ref = int(argument[start : argument.index(">")])
+                    if ref == k:
+                        continue
+                    source = names[ref]
+                    links.append((source, raw[k]))
+                    carry[:] = [{"name": out_types.get(source, "other"), "value": source}]
+                else:
+                    carry[:] = [{"name": _content(argument), "value": argument}]
+            except Exception:
+                pass
+            if not carry:
+                raise _Dropped("no argument to repeat")
+            out.append(carry[0])
+        converted.append(out)
+    return links, converted
+
+
+def _official_sample(
+    gold: dict[str, Any], prediction: dict[str, Any], mode: str, out_types: dict[str, str]
+) -> dict[str, Any] | None:
+    """What one matched id adds (names, links, argument strings), or None when the script
+    drops it. The script carries its last converted argument across samples too (in set
+    order, which for string ids changes with the hash seed); here it starts empty per sample,
+    as planeval does."""
+    try:
+        plan = prediction.get("result") if isinstance(prediction.get("result"), dict) else None
+        if plan is None or "task_nodes" not in plan:
+            plan = prediction  # GNN4TaskPlan writes the plan at the top of the line
+        g_nodes, p_nodes = gold["task_nodes"], plan["task_nodes"]
+        g_raw = [n["task"] for n in g_nodes]
+        p_raw = [n["task"] for n in p_nodes]
+        if mode == "resource":
+            g_names = [x.replace("_", " ") for x in g_raw]
+            p_names = [x.replace("_", " ") for x in p_raw]
+            carry: list[Any] = []
+            g_links, g_args = _official_arguments(g_nodes, g_names, g_raw, True, out_types, carry)
+            p_links, p_args = _official_arguments(p_nodes, p_names, p_raw, False, out_types, carry)
+        else:
+            g_names, p_names = g_raw, p_raw
+            p_link_list, g_link_list = plan["task_links"], gold["task_links"]
+            g_args = [n["arguments"] for n in g_nodes]
+            p_args = [n.get("arguments", []) for n in p_nodes]
+            # (the script builds the link pairs outside its try: a bad link crashes it)
+            g_links = [(x["source"], x["target"]) for x in g_link_list]
+            p_links = [(x["source"], x["target"]) for x in p_link_list]
+        sides = {}
+        for side, names, args in (("gold", g_names, g_args), ("pred", p_names, p_args)):
+            sides[side] = (
+                [f"{t}-{a['name']}" for t, per in zip(names, args, strict=False) for a in per],
+                [
+                    f"{t}-{a['name']}-{a['value']}"
+                    for t, per in zip(names, args, strict=False)
+                    for a in per
+                ],
+            )
+        for name in p_names:
+            assert isinstance(name, str)
+    except Exception:
+        return None
+    return {
+        "names": (g_names, p_names),
+        "links": (g_links, p_links),
+        "arg_names": (sides["gold"][0], sides["pred"][0]),
+        "arg_values": (sides["gold"][1], sides["pred"][1]),
+    }
+
+
+OFFICIAL_GROUPS = [
+    ("overall", "overall"),
+    *((s, "overall") for s in ("single", "chain", "dag")),
+    *(("overall", str(n)) for n in range(1, 11)),
+]
+
+
+def official_file_figures(
+    predictions: list[dict[str, Any]],
+    gold: list[dict[str, Any]],
+    tool_desc: dict[str, Any],
+    mode: str,
+) -> dict[str, dict[str, Any]]:
+    """``evaluate.py --splits all --n_tools all --mode add -m f1 -m ed -m link -m argument``
+    over prediction and gold records: ``{group: figures}`` as the script writes them, with the
+    scikit-learn calls the script makes (empty binary vectors give 0.0, as in its pinned
+    1.0.2)."""
+    from sklearn.metrics import precision_recall_fscore_support as prfs
+
+    tools = [t["id"] for t in tool_desc["nodes"]]
+    number = {t: i + 1 for i, t in enumerate(tools)}
+    out_types = {
+        t["id"]: (t["output-type"][0] if t.get("output-type") else "none")
+        for t in tool_desc["nodes"]
+    }
+    by_id = {p["id"]: p for p in predictions}
+    result: dict[str, dict[str, Any]] = {}
+    for split, n_tools in OFFICIAL_GROUPS:
+        labels = {
+            g["id"]: g
+            for g in gold
+            if (split == "overall" or g["type"] == split)
+            and (n_tools == "overall" or str(len(g["task_nodes"])) == n_tools)
+        }
+        ids = [i for i in labels if i in by_id]
+        kept = [
+            s
+            for s in (_official_sample(labels[i], by_id[i], mode, out_types) for i in ids)
+            if s is not None
+        ]
+        figures: dict[str, Any] = {
+            "all_samples": len(ids),
+            "step_supports": 0,
+            "node_supports": len(kept),
+            "link_supports": len(kept),
+            "argument_supports": len(kept),
+        }
+        result[f"{split}_{n_tools}"] = figures
+        if not kept:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gf, pf = _flatten([s["names"][0] for s in kept], [s["names"][1] for s in kept], tools)
+            codes = list(range(1, len(tools) + 1))
+            per_type = prfs(gf, pf, labels=codes, average=None)
+            for avg in ("micro", "macro"):
+                p, r, f, _ = prfs(gf, pf, labels=codes, average=avg)
+                figures[f"node_{avg}_precision_no_matching"] = float(p)
+                figures[f"node_{avg}_recall_no_matching"] = float(r)
+                figures[f"node_{avg}_f1_no_matching"] = float(f)
+            figures["node_per_type_no_matchcing"] = {
+                tool: {
+                    "precision": float(per_type[0][i]),
+                    "recall": float(per_type[1][i]),
+                    "f1-score": float(per_type[2][i]),
+                    "support": int(per_type[3][i]),
+                }
+                for i, tool in enumerate(tools)
+            }
+            for key, name in (
+                ("arg_names", "argument_task_argname_binary_f1_no_matching"),
+                ("arg_values", "argument_task_argname_value_binary_f1_no_matching"),
+            ):
+                gf, pf = _flatten([s[key][0] for s in kept], [s[key][1] for s in kept])
+                figures[name] = _binary_f1(gf, pf)
+            ratios = [
+                _indel_ratio(
+                    [number.get(n, 0) for n in s["names"][1]],
+                    [number.get(n, 0) for n in s["names"][0]],
+                )
+                for s in kept
+            ]
+            figures["edit_distance"] = 1 - sum(ratios) / len(ratios)
+            gf, pf = _flatten([s["links"][0] for s in kept], [s["links"][1] for s in kept])
+            figures["link_binary_f1"] = _binary_f1(gf, pf)
+    return result

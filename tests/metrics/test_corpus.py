@@ -4,6 +4,8 @@ follow scikit-learn's zero-division rule (0 where a denominator is 0)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from harness.metrics import TaskbenchSample, taskbench_breakdown, taskbench_corpus, worfbench_corpus
@@ -33,9 +35,17 @@ def sample(
 
 class TestTaskbenchCorpus:
     def test_no_samples(self) -> None:
-        """Nothing scored: only the sample count, whatever the catalogue size."""
-        assert taskbench_corpus([]) == {"all_samples": 0}
-        assert taskbench_corpus([], 4) == {"all_samples": 0}
+        """Nothing scored: only the counts, as the script writes them before "No supports,
+        skip"; a prediction matched but dropped counts in all_samples only."""
+        counts = {
+            "all_samples": 0,
+            "step_supports": 0,
+            "node_supports": 0,
+            "link_supports": 0,
+            "argument_supports": 0,
+        }
+        assert taskbench_corpus([]) == counts
+        assert taskbench_corpus([], 4, unscored=2) == {**counts, "all_samples": 2}
 
     def test_empty_plans_score_zero(self) -> None:
         """Gold and prediction both without a known tool: every node figure 0 (no division by
@@ -71,6 +81,43 @@ class TestTaskbenchCorpus:
         """A reversed link: binary F1 0 (there are links, none shared), not None."""
         figures = taskbench_corpus([sample({"a"}, {"a"}, links=({("a", "b")}, {("b", "a")}))])
         assert figures["link_binary_f1"] == 0.0
+
+    def test_no_link_in_any_sample_is_zero_as_the_pinned_scikit_learn_gives(self) -> None:
+        """Empty label vectors: 0.0 in scikit-learn 1.0.2 (the script's pin), which the
+        published single-split figures show (MiniMax-Text-01 single_overall link_binary_f1
+        0.0); planeval used to report no value."""
+        figures = taskbench_corpus([sample({"a"}, {"a"})])
+        assert figures["link_binary_f1"] == 0.0
+        assert figures["argument_task_argname_binary_f1_no_matching"] == 0.0
+
+    def test_per_tool_figures_with_the_script_spelling(self) -> None:
+        """``tools`` adds node_per_type_no_matchcing in catalogue order, support = gold
+        count."""
+        figures = taskbench_corpus([sample({"a", "b"}, {"a"})], tools=("b", "a", "c"))
+        per_type = figures["node_per_type_no_matchcing"]
+        assert list(per_type) == ["b", "a", "c"]
+        assert per_type["a"] == {"precision": 1.0, "recall": 1.0, "f1-score": 1.0, "support": 1}
+        assert per_type["b"] == {"precision": 0.0, "recall": 0.0, "f1-score": 0.0, "support": 1}
+        assert per_type["c"]["support"] == 0
+        assert figures["node_macro_f1_no_matching"] == pytest.approx(1 / 3)
+
+    def test_breakdown_has_the_scripts_groups_only(self) -> None:
+        """All 14 groups of --splits all --n_tools all --mode add, in its order, even empty;
+        a 15-tool gold counts in overall_overall and its split, never in an overall_15."""
+        many = replace(sample(set(), set(), split="dag"), n_tools=15)
+        groups = taskbench_breakdown([sample({"a"}, {"a"}), many], unscored=[("chain", 2)])
+        assert list(groups) == [
+            "overall_overall",
+            "single_overall",
+            "chain_overall",
+            "dag_overall",
+            *(f"overall_{n}" for n in range(1, 11)),
+        ]
+        assert groups["overall_overall"]["all_samples"] == 3
+        assert groups["overall_overall"]["node_supports"] == 2
+        assert groups["dag_overall"]["node_supports"] == 1
+        assert groups["overall_2"] == {**groups["overall_5"], "all_samples": 1}
+        assert "node_micro_f1_no_matching" not in groups["overall_2"]
 
     def test_breakdown_uses_the_catalogue_size(self) -> None:
         """Each group's macro average runs over the whole catalogue: 1 tool right of 4."""

@@ -167,10 +167,18 @@ class TestResourceArguments:
         with pytest.raises(UnscorableError):
             taskbench_sample(pred, gold, dependency="temporal")
 
-    def test_a_node_without_arguments_has_none(self) -> None:
+    def test_a_predicted_node_without_arguments_has_none(self) -> None:
+        gold = {"task_nodes": [{"task": "T", "arguments": ["x.png"]}]}
+        got = taskbench_sample({"task_nodes": [{"task": "T"}]}, gold, dependency="resource")
+        assert got.pred_arg_names == frozenset() and got.pred_nodes == {"T"}
+
+    def test_a_gold_node_without_arguments_drops_the_sample(self) -> None:
+        """The script reads ``node["arguments"]`` of gold nodes (``.get`` of predicted ones):
+        a KeyError, "Parsing Error", the sample is ignored."""
         gold = {"task_nodes": [{"task": "T"}]}
-        got = taskbench_sample(gold, gold, dependency="resource")
-        assert got.gold_arg_names == frozenset() and got.gold_nodes == {"T"}
+        with pytest.raises(UnscorableError) as caught:
+            taskbench_sample(gold, gold, dependency="resource")
+        assert caught.value.side == "gold"
 
 
 def temporal(names: list[str], links: list[tuple[Any, Any]], **extra: Any) -> dict[str, Any]:

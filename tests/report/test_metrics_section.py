@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 from harness.report import load_run, write_report
@@ -42,3 +43,68 @@ class TestMetricsSection:
 
         run = run_suite(load_suite(make_project(tmp_path)), out=tmp_path / "run")
         assert metric_report([r.to_dict() for r in run.rows]) is None
+
+
+def _taskbench_row(case: str, status: str, pred: list[str], gold: list[str], kind: str) -> dict:
+    from harness.metrics import ToolCatalogue, taskbench_sample
+
+    def record(tools: list[str]) -> dict:
+        return {
+            "task_nodes": [{"task": t, "arguments": [{"name": "q", "value": t}]} for t in tools],
+            "task_links": [{"source": a, "target": b} for a, b in pairwise(tools)],
+            "type": kind,
+        }
+
+    catalogue = ToolCatalogue(("search", "summarize", "email"))
+    sample = taskbench_sample(
+        record(pred), record(gold), dependency="temporal", catalogue=catalogue
+    )
+    return {
+        "model": "planner",
+        "case": case,
+        "metric_status": status,
+        "metrics": sample.as_metrics(),
+        "metric_detail": {"taskbench": sample.to_dict(), "catalogue_size": 3},
+    }
+
+
+ROWS = [
+    _taskbench_row("s1", "scored", ["search"], ["search"], "single"),
+    _taskbench_row("c1", "scored", ["search", "email"], ["search", "summarize"], "chain"),
+    _taskbench_row("c2", "unparseable", [], ["search", "email"], "chain"),
+    {"model": "planner", "case": "d1", "metric_status": "error", "metrics": None},
+]
+
+
+class TestTaskbenchSplits:
+    def test_summary_has_a_row_per_split_with_the_name_only_argument_f1(self) -> None:
+        """One row per split and convention; the single split's link F1 is 0.0000 as the
+        pinned scikit-learn gives (it used to show –); argument name F1 beside name+value."""
+        from harness.report._metrics import render_metrics_md
+
+        md = "\n".join(render_metrics_md(metric_report(ROWS)))
+        assert "| argument name F1 | argument name+value F1 |" in md
+        single = next(x for x in md.splitlines() if "| exclude | single_overall |" in x)
+        cells = [c.strip() for c in single.strip("|").split("|")]
+        assert cells[3:6] == ["1", "1", "1.0000"]  # samples, supports, node micro F1
+        assert cells[7] == "0.0000"  # link F1: no link on either side
+        assert "–" not in md.split("TaskBench corpus")[1]
+
+    def test_exclude_counts_unreadable_answers_in_all_samples_only(self) -> None:
+        """As the script counts a prediction it drops: samples 2, supports 1 (chain)."""
+        report = metric_report(ROWS)
+        assert report is not None
+        chain = report.taskbench["planner"]["exclude"]["chain_overall"]
+        assert (chain["all_samples"], chain["node_supports"]) == (2, 1)
+        zero = report.taskbench["planner"]["zero"]["chain_overall"]
+        assert (zero["all_samples"], zero["node_supports"]) == (2, 2)
+        assert "overall_15" not in report.taskbench["planner"]["zero"]
+
+    def test_a_row_whose_scoring_failed_is_named(self) -> None:
+        from harness.report._metrics import render_metrics_md
+
+        report = metric_report(ROWS)
+        assert report is not None and report.errors == {"planner": ["d1"]}
+        md = "\n".join(render_metrics_md(report))
+        assert "Scoring failed for 1 row(s) of planner (metric_status error" in md
+        assert ": d1." in md
