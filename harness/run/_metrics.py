@@ -15,7 +15,7 @@ from typing import Any
 from harness._identity import IdentityCache
 from harness.suite import Case, Suite
 
-__all__ = ["metric_columns"]
+__all__ = ["is_unpredicted_gold", "metric_columns", "unpredicted_gold_columns"]
 
 _LOCK = threading.Lock()
 _MATCHERS: dict[tuple[str, str | None], Any] = {}
@@ -91,3 +91,28 @@ def _scored_columns(suite: Suite, case: Case, answer: str) -> dict[str, Any]:
         "metric_status": result.status,
         "metric_detail": detail or None,
     }
+
+
+def is_unpredicted_gold(suite: Suite, model_id: str, case_id: str) -> bool:
+    """Whether a ``dataset`` model (imported answers) has no answer for a case that carries a
+    reference plan: a gold id without a prediction, which TaskBench's ``evaluate.py`` leaves
+    out (``exclude``) and the ``zero`` convention counts as an empty plan."""
+    model, case = suite.model(model_id), suite.case(case_id)
+    return (
+        model is not None
+        and model.provider == "dataset"
+        and case is not None
+        and case.reference is not None
+    )
+
+
+def unpredicted_gold_columns(suite: Suite, case: Case) -> dict[str, Any]:
+    """The metric columns of a gold id without a prediction: an empty answer's (unparseable,
+    zero values under ``zero``, none under ``exclude``), saying why."""
+    columns = metric_columns(suite, case, "")
+    detail = dict(columns.get("metric_detail") or {})
+    detail["detail"] = (
+        "no answer recorded for this case (a gold id without a prediction): left out under "
+        "exclude, an empty plan under zero"
+    )
+    return {**columns, "metric_detail": detail}

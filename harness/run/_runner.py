@@ -41,6 +41,7 @@ from harness.run._evaluate import (
 )
 from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
+from harness.run._metrics import is_unpredicted_gold
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
 from harness.run._shard import Shard
 from harness.run._stop import StopRequest
@@ -74,15 +75,27 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """4 infrastructure errors, else 3 missing/stale, else 1 a case failed, else 0."""
+        """4 infrastructure errors, else 3 missing/stale, else 1 a case failed, else 0.
+
+        A ``dataset`` model's missing answer to a case with a reference plan is a gold id
+        without a prediction (imported predictions rarely cover every gold id; TaskBench's
+        ``evaluate.py`` leaves such ids out): its row stays ``missing`` and is scored as an
+        empty plan under the ``zero`` convention, but it does not make the run exit 3."""
         counts = self.manifest.counts
         if counts.get("error"):
             return 4
-        if counts.get("missing") or counts.get("stale"):
+        if counts.get("stale") or (counts.get("missing") and self._recordings_missing()):
             return 3
         if counts.get("fail") or counts.get("unparseable"):
             return 1
         return 0
+
+    def _recordings_missing(self) -> bool:
+        """Whether a missing row is one a recording would fill (see ``exit_code``)."""
+        return any(
+            row.status == "missing" and not is_unpredicted_gold(self.suite, row.model, row.case)
+            for row in self.rows
+        )
 
     def rows_with(self, *statuses: str) -> list[ResultRow]:
         """The rows whose status is one of ``statuses``."""

@@ -68,3 +68,86 @@ class TestScoringFailure:
         )
         assert broken["status"] == "pass"  # the structural checks still ran
         assert sum(r["metric_status"] == "scored" for r in rows) == 18  # c19 is prose
+
+
+def _taskbench_gold(first: str) -> dict:
+    """A resource-domain TaskBench gold (handwritten, the shape of the multimedia records)."""
+    return {
+        "task_nodes": [
+            {"task": first, "arguments": ["example.jpg"]},
+            {"task": "Image Captioning", "arguments": ["<node-0>"]},
+        ],
+        "task_links": [{"source": first, "target": "Image Captioning"}],
+        "type": "chain",
+    }
+
+
+class TestImportedPredictions:
+    def _run(self, tmp_path: Path):
+        """Three gold cases; the dataset model answered two, one with an empty-object
+        argument ([{}]), which used to raise inside scoring and lose the whole run."""
+        from harness.run import run_suite
+        from harness.suite import load_suite
+        from harness.testing import make_project, write_response
+
+        golds = {f"g{i}": _taskbench_gold(f"Image Tool {i}") for i in range(3)}
+        cases = [{"id": k, "goal": f"Goal {k}", "reference": v} for k, v in golds.items()]
+        suite = make_project(
+            tmp_path,
+            suite="tb",
+            prompt="{goal}\n",
+            cases=cases,
+            extra={"plan_format": "auto", "metrics": {"taskbench_dependency": "resource"}},
+        )
+        answer = json.loads(json.dumps(golds["g0"]))
+        answer["task_nodes"][1]["arguments"] = [{}]
+        write_response(tmp_path, "tb", "planner", "g0", json.dumps(answer), template="{goal}\n")
+        write_response(
+            tmp_path, "tb", "planner", "g1", json.dumps(golds["g1"]), template="{goal}\n"
+        )
+        return run_suite(load_suite(suite), out=tmp_path / "run")
+
+    def test_a_gold_id_without_a_prediction_does_not_exit_3(self, tmp_path: Path) -> None:
+        """TaskBench's evaluate.py leaves out gold ids without a prediction: the row stays
+        missing (not counted in the pass rate) and the run exits on the others (0)."""
+        result = self._run(tmp_path)
+        by_case = {r.case: r for r in result.rows}
+        assert by_case["g2"].status == "missing"
+        assert result.exit_code == 0
+
+    def test_it_counts_as_an_empty_plan_under_zero_only(self, tmp_path: Path) -> None:
+        from harness.report import load_run
+        from harness.report._metrics import metric_report
+
+        result = self._run(tmp_path)
+        missing = next(r for r in result.rows if r.case == "g2")
+        assert missing.metric_status == "unparseable"
+        assert missing.metrics is not None and missing.metrics["taskbench.node_f1"] == 0.0
+        assert "a gold id without a prediction" in missing.metric_detail["detail"]
+        report = metric_report(load_run(tmp_path / "run").rows)
+        assert report is not None
+        exclude = report.taskbench["planner"]["exclude"]["overall_overall"]
+        zero = report.taskbench["planner"]["zero"]["overall_overall"]
+        assert (exclude["node_supports"], zero["node_supports"]) == (2, 3)
+
+    def test_the_empty_object_argument_is_scored(self, tmp_path: Path) -> None:
+        """[{}] repeats the previous argument (the answer's own 'example.jpg'), as the
+        official script does: the row is scored, its link (read from '<node-k>' arguments)
+        lost."""
+        row = next(r for r in self._run(tmp_path).rows if r.case == "g0")
+        assert row.metric_status == "scored"
+        assert row.metrics["taskbench.node_f1"] == 1.0
+        assert row.metrics["taskbench.link_f1"] == 0.0
+        assert row.metric_detail["taskbench"]["arg_values"][1] == [
+            "Image Captioning-image-example.jpg",
+            "Image Tool 0-image-example.jpg",
+        ]
+        assert any("an empty object" in n for n in row.metric_detail["notes"])
+
+    def test_a_missing_recording_without_a_reference_still_exits_3(self, tmp_path: Path) -> None:
+        from harness.run import run_suite
+        from harness.suite import load_suite
+        from harness.testing import make_project
+
+        suite = make_project(tmp_path)
+        assert run_suite(load_suite(suite), out=tmp_path / "run").exit_code == 3
