@@ -138,7 +138,10 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
         if isinstance(detail.get("taskbench"), dict):
             from harness.metrics import TaskbenchSample
 
-            samples[model][status].append(TaskbenchSample.from_dict(detail["taskbench"]))
+            # a row without an answer (a gold id without a prediction) is no prediction
+            # the script could drop: it is not in exclude's all_samples
+            kind = "unanswered" if row.get("status") == "missing" else status
+            samples[model][kind].append(TaskbenchSample.from_dict(detail["taskbench"]))
     if not parse and not errors:
         return None
     # harness.metrics is loaded on first use: a report of a run without metrics does not pay
@@ -160,7 +163,8 @@ def metric_report(rows: Sequence[RowLike]) -> MetricReport | None:
                 unscored=[(s.split, s.n_tools) for s in by_status["unparseable"]],
             ),
             "zero": taskbench_breakdown(
-                [*by_status["scored"], *by_status["unparseable"]], catalogue or None
+                [*by_status["scored"], *by_status["unparseable"], *by_status["unanswered"]],
+                catalogue or None,
             ),
         }
         for model, by_status in samples.items()

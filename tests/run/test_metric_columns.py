@@ -129,6 +129,7 @@ class TestImportedPredictions:
         exclude = report.taskbench["planner"]["exclude"]["overall_overall"]
         zero = report.taskbench["planner"]["zero"]["overall_overall"]
         assert (exclude["node_supports"], zero["node_supports"]) == (2, 3)
+        assert (exclude["all_samples"], zero["all_samples"]) == (2, 3)
 
     def test_the_empty_object_argument_is_scored(self, tmp_path: Path) -> None:
         """[{}] repeats the previous argument (the answer's own 'example.jpg'), as the
