@@ -105,7 +105,14 @@ def score_command(
             fail_input(exc)
     from harness.metrics._files import is_record_lines
 
-    if is_record_lines(answer_text):
+    answer_records = is_record_lines(answer_text) and _records(answer_text)
+    reference_records = is_record_lines(reference_text) and _records(reference_text)
+    if not answer_records and reference_records > 1:
+        fail_input(
+            f"{reference}: a gold file of {reference_records} records; score it against the "
+            "predictions file (JSON Lines whose records carry the gold ids)"
+        )
+    if answer_records > 1 or (answer_records and reference_records):
         if family and "taskbench" not in family:
             fail_input(f"{plan}: a predictions file is scored with the TaskBench metrics only")
         _score_file(
@@ -147,6 +154,11 @@ def score_command(
         _print_text(data)
     if result.status == "unparseable":
         raise typer.Exit(ExitCode.FAILED)
+
+
+def _records(text: str) -> int:
+    """Non-blank lines of a JSON Lines text."""
+    return sum(1 for line in text.splitlines() if line.strip())
 
 
 def _choice(option: str, value: str, allowed: tuple[str, ...]) -> None:

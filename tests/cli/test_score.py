@@ -232,3 +232,29 @@ class TestScoreFile:
         assert result.code == 1
         assert "error: id '3': scoring failed (RuntimeError: injected)" in result.out
         assert "records: 2 scored, 0 dropped" in result.out
+
+    def test_one_record_with_an_id_against_one_plan_is_scored_as_one_plan(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """A single TaskBench record that happens to carry an id, against a reference
+        without one: one answer against one reference, as before."""
+        answer = _jsonl(tmp_path / "answer.json", [_record("1", "search", "email")])
+        reference = tmp_path / "gold.json"
+        reference.write_text(
+            json.dumps({k: v for k, v in _record("x", "search", "email").items() if k != "id"})
+        )
+        result = run_cli(capsys, "score", str(answer), "--reference", str(reference))
+        assert result.code == 0, result.err
+        assert result.out.startswith("status: scored (taskbench;")
+
+    def test_a_gold_file_against_one_plan_is_exit_2(
+        self, capsys: pytest.CaptureFixture[str], gold_file: Path, tmp_path: Path
+    ) -> None:
+        """It used to score the plan against the file's first line."""
+        answer = tmp_path / "answer.json"
+        answer.write_text(
+            json.dumps({k: v for k, v in _record("1", "search").items() if k != "id"})
+        )
+        result = run_cli(capsys, "score", str(answer), "--reference", str(gold_file))
+        assert result.code == 2
+        assert "a gold file of 3 records" in result.err
