@@ -25,13 +25,17 @@ from harness._cli._output import fail_input, print_json
 
 def score_command(
     plan: Path = typer.Argument(
-        ..., metavar="PLAN", help="The answer: model text or a plan file (any format)."
+        ...,
+        metavar="PLAN",
+        help="The answer: model text or a plan file (any format), or a TaskBench "
+        "predictions file (JSON Lines with ids).",
     ),
     reference: Path = typer.Option(
         ...,
         "--reference",
         metavar="FILE",
-        help="The reference (gold) plan: WorfBench, TaskBench or canonical.",
+        help="The reference (gold) plan: WorfBench, TaskBench or canonical; for a "
+        "predictions file, the gold file (TaskBench's data.json).",
     ),
     tools: Path | None = typer.Option(
         None,
@@ -73,7 +77,9 @@ def score_command(
         "the plan, the reference and the tool list", "32 MiB, tool list 8 MiB"
     ),
 ) -> None:
-    """Score one plan against a reference with the TaskBench and WorfBench metrics."""
+    """Score one plan against a reference with the TaskBench and WorfBench metrics, or a
+    TaskBench predictions file (JSON Lines with ids) against its gold file, by id, as
+    taskbench/evaluate.py scores it."""
     from harness._errors import InputError
     from harness.metrics import (
         CONVENTIONS,
