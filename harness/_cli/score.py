@@ -77,9 +77,11 @@ def score_command(
         "the plan, the reference and the tool list", "32 MiB, tool list 8 MiB"
     ),
 ) -> None:
-    """Score one plan against a reference with the TaskBench and WorfBench metrics, or a
-    TaskBench predictions file (JSON Lines with ids) against its gold file, by id, as
-    taskbench/evaluate.py scores it."""
+    """Score a plan, or a TaskBench predictions file, against its reference.
+
+    One plan: the TaskBench and WorfBench metrics the reference supports. A predictions file
+    (JSON Lines with ids) against its gold file: matched by id, as taskbench/evaluate.py
+    scores it."""
     from harness._errors import InputError
     from harness.metrics import (
         CONVENTIONS,
