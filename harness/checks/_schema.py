@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from harness.plan._model import DEPENDENCY_KEYS, TASK_KEYS, dependency_entries
 from harness.schemas import load_schema
 
 if TYPE_CHECKING:  # imported when a plan breaks the schema: valid plans never pay for it
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # imported when a plan breaks the schema: valid plans never p
 
     from harness.plan import Plan
 
-__all__ = ["is_valid_task", "plan_model_ok", "schema_errors", "workflow_ok"]
+__all__ = ["is_valid_task", "plan_model_ok", "schema_errors", "unread_keys", "workflow_ok"]
 
 _ON_FAILURE = frozenset({"stop", "skip_dependents", "continue"})
 _AGENT_FIELDS = ("name", "description", "instructions")
@@ -50,6 +51,38 @@ def schema_errors(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         errors = _validators()[1].iter_errors(task)
         for error in sorted(errors, key=lambda e: list(e.absolute_path)):
             yield _pointer(["tasks", index, *error.absolute_path]), error.message
+
+
+def unread_keys(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """``(json_pointer, message)`` for each task key the plan format does not define.
+
+    A spelling of ``depends_on`` (``DEPENDENCY_KEYS``) is read as dependencies and the message
+    says so; any other key is kept but read by no check, which the message says too.
+    """
+    tasks = document.get("tasks")
+    if not isinstance(tasks, list):
+        return
+    for index, task in enumerate(tasks):
+        if not isinstance(task, dict) or task.keys() <= TASK_KEYS:
+            continue
+        for key in task:
+            if key in TASK_KEYS:
+                continue
+            pointer = _pointer(["tasks", index, key])
+            if key in DEPENDENCY_KEYS:
+                read = [dep for dep, where, _ in dependency_entries(task) if where == key]
+                yield (
+                    pointer,
+                    f"task key {key!r} is not in the plan format; read as depends_on "
+                    f"{read} (at {pointer}); write depends_on to silence this",
+                )
+            else:
+                yield (
+                    pointer,
+                    f"task key {key!r} is not in the plan format: kept, but no check reads "
+                    f"it (at {pointer}); if it states an order or an input, write it as "
+                    "depends_on or needs",
+                )
 
 
 def plan_model_ok(plan: Plan) -> bool:
