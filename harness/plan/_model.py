@@ -315,9 +315,9 @@ def dependency_entries(raw: Mapping[str, Any]) -> list[tuple[str, str, int | Non
     entries: list[tuple[str, str, int | None]] = []
     own = raw.get("depends_on")
     if isinstance(own, list):
-        for position, dep in enumerate(own):
+        for index, dep in enumerate(own):
             if isinstance(dep, str):
-                entries.append((dep, "depends_on", position))
+                entries.append((dep, "depends_on", index))
     seen = {dep for dep, _, _ in entries}
     for key in DEPENDENCY_KEYS:
         if key not in raw:
