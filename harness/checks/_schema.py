@@ -145,11 +145,23 @@ def workflow_ok(workflow: Any) -> bool:
     if not isinstance(workflow, dict):
         return False
     end = workflow.get("end", [])
+    start = workflow.get("start", [])
     edges = workflow.get("undeclared_edges", [])
-    if type(end) is not list or not set(map(type, end)) <= {str}:
+    for ids in (start, end):
+        if type(ids) is not list or not set(map(type, ids)) <= {str}:
+            return False
+    if not (
+        type(edges) is list
+        and all(type(e) is list and len(e) == 2 and set(map(type, e)) <= {str} for e in edges)
+    ):
         return False
-    return type(edges) is list and all(
-        type(e) is list and len(e) == 2 and set(map(type, e)) <= {str} for e in edges
+    prose = workflow.get("prose_nodes", [])
+    return type(prose) is list and all(
+        isinstance(p, dict)
+        and type(p.get("position")) is int
+        and p["position"] >= 1
+        and isinstance(p.get("text"), str)
+        for p in prose
     )
 
 

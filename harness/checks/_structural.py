@@ -448,6 +448,19 @@ class _Checker:
                 f"edge ({src},{dst}) names node {dst!r}, which the workflow never "
                 "declares; declare it under Node: or drop the edge",
             )
+        prose = workflow.get("prose_nodes", [])
+        if prose:
+            positions = [p["position"] for p in prose]
+            self._add(
+                "schema",
+                None,
+                "/workflow/prose_nodes",
+                f"WorfBench's node_eval.py also reads {len(prose)} numbered line(s) outside the "
+                f"Node: block as nodes (positions {_spans(positions)}, first: "
+                f"{prose[0]['text'][:60]!r}); planeval does not make them tasks, but "
+                "WorfBench's scores count them: keep numbered lines out of the prose",
+                "warning",
+            )
         end = [self.index[e] for e in workflow.get("end", []) if e in self.index]
         if not end or len(self.order) != len(self.tasks):
             self.skipped.add("reaches_end")
@@ -517,3 +530,10 @@ class _Checker:
             f"task {tid!r} depends on {dep!r} directly and also through {through!r}; the "
             f"direct edge can go",
         )
+
+
+def _spans(numbers: list[int]) -> str:
+    """``6-12`` for a run of consecutive numbers, ``2, 9`` otherwise."""
+    if numbers == list(range(numbers[0], numbers[0] + len(numbers))) and len(numbers) > 1:
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(map(str, numbers))
