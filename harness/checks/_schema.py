@@ -9,6 +9,7 @@ jsonschema to the same verdict.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -80,9 +81,15 @@ def unread_keys(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
                 yield (
                     pointer,
                     f"task key {key!r} is not in the plan format: kept, but no check reads "
-                    f"it (at {pointer}); if it states an order or an input, write it as "
-                    "depends_on or needs",
+                    f"it (at {pointer}: {_preview(task[key])}); if it states an order or an "
+                    "input, write it as depends_on or needs",
                 )
+
+
+def _preview(value: Any) -> str:
+    """The value as JSON, cut to 100 characters."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 100 else text[:99] + "…"
 
 
 def plan_model_ok(plan: Plan) -> bool:
