@@ -9,7 +9,8 @@ returns the steps left. So the steps run one after another: step k depends on st
 per step, ``step_1``, ``step_2``, ...; the text is its description.
 
 The same plan written as text, one numbered step a line (``1. Look up ...``, ``2) Find ...``),
-is read the same way when no other format claims the text (``auto`` tries it last).
+is read the same way: under ``auto`` only when the whole text is those lines (``auto`` tries it
+last), under ``plan_and_execute`` from the first run numbered from 1 in any text.
 """
 
 from __future__ import annotations
@@ -40,14 +41,18 @@ def looks_like_steps(value: Any) -> bool:
 
 
 def looks_like_numbered_steps(text: str) -> bool:
-    """At least two lines numbered 1, 2, ... in order, none of them a tool call
-    (``1. search("x")`` is LLMCompiler's form, never a plan-and-execute step)."""
-    matches = list(_NUMBERED.finditer(text, 0, 200_000))
-    numbers = [int(m.group(1)) for m in matches]
+    """The whole text is steps numbered 1, 2, ..., n (n >= 2), one a line, as LangGraph's
+    executor prints a plan, none of them a tool call (``1. search("x")`` is LLMCompiler's).
+
+    Prose around a numbered list (a refusal with numbered reasons) is not a plan here; forcing
+    ``plan_and_execute`` reads the first numbered run of any text."""
+    lines = [line for line in text[:200_000].splitlines() if line.strip()]
+    matches = [_NUMBERED.fullmatch(line) for line in lines]
     return (
-        len(numbers) >= 2
-        and numbers[:2] == [1, 2]
-        and not any(_CALL.match(m.group(2)) for m in matches)
+        len(lines) >= 2
+        and all(m is not None for m in matches)
+        and [int(m.group(1)) for m in matches if m] == list(range(1, len(lines) + 1))
+        and not any(m and _CALL.match(m.group(2)) for m in matches)
     )
 
 

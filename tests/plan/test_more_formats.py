@@ -222,6 +222,13 @@ class TestPlanAndExecute:
         with pytest.raises(PlanLoadError, match="no plan found"):
             load_plan("1. I cannot help with that.")
 
+    def test_numbered_reasons_in_prose_are_no_plan_under_auto(self) -> None:
+        """A refusal with numbered reasons never passes as a plan; forcing the format reads it."""
+        text = "I cannot plan this because:\n1. the goal is vague\n2. no tools fit\n"
+        with pytest.raises(PlanLoadError, match="no plan found"):
+            load_plan(text)
+        assert len(load_plan(text, format="plan_and_execute").tasks) == 2
+
 
 class TestMetaGPT:
     def test_fenced_task_list(self) -> None:
