@@ -142,3 +142,26 @@ class TestPublishedSamples:
             plan = load_plan(folder / name)
             assert plan.task("b").depends_on == ("a",)
             assert check_plan(plan).ok
+
+
+class TestWorkflowSchema:
+    @pytest.mark.parametrize(
+        "workflow",
+        [
+            {"start": ["1"], "end": ["2"], "undeclared_edges": []},
+            {"start": [1]},
+            {"prose_nodes": [{"position": 3, "text": "1. **Start**"}]},
+            {"prose_nodes": [{"position": 0, "text": "x"}]},
+            {"prose_nodes": [{"position": 2}]},
+            {"prose_nodes": "x"},
+        ],
+    )
+    def test_predicate_agrees_with_jsonschema(self, workflow: dict[str, object]) -> None:
+        """The fast predicate and the published schema judge the WorfBench markers alike."""
+        from jsonschema import Draft202012Validator
+
+        from harness.checks._schema import workflow_ok
+
+        document = {"tasks": [{"id": "1"}], "workflow": workflow}
+        valid = Draft202012Validator(load_schema("plan")).is_valid(document)
+        assert workflow_ok(workflow) is valid
