@@ -348,8 +348,8 @@ def _tool_call_plan(value: dict[str, Any], *, source: str, fmt: str) -> dict[str
                     delivered = _delivered_plan(block.get("input"), source=source)
                     if delivered is not None:
                         return delivered
-        plan = anthropic_blocks_to_dict(blocks, source=source)
-        return plan if reads_calls and (plan["tasks"] or forced) else None
+        if reads_calls and (forced or looks_like_anthropic_blocks(blocks)):
+            return anthropic_blocks_to_dict(blocks, source=source)
     return None
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness._errors import PlanLoadError
+from harness._errors import NoPlanFoundError, PlanLoadError
 
 __all__ = [
     "anthropic_blocks_to_dict",
@@ -77,8 +77,16 @@ def anthropic_blocks_to_dict(blocks: Any, *, source: str) -> dict[str, Any]:
     tasks (text blocks are the model's prose, not tasks).
 
     Raises:
+        NoPlanFoundError: no ``tool_use`` block.
         PlanLoadError: a ``tool_use`` block without a string ``name``.
     """
+    if not looks_like_anthropic_blocks(blocks):
+        raise NoPlanFoundError(
+            "no tool_use content block",
+            source=source,
+            hint='expected content blocks like {"type": "tool_use", "id": ..., "name": ..., '
+            '"input": {...}}',
+        )
     tasks: list[dict[str, Any]] = []
     for index, block in enumerate(blocks if isinstance(blocks, list) else []):
         if not isinstance(block, dict) or block.get("type") != "tool_use":

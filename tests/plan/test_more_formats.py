@@ -299,6 +299,11 @@ class TestToolCalls:
         assert plan.task("toolu_2").capabilities == ("get_time",)
         assert plan.document["tasks"][1]["arguments"] == {"tz": "JST"}  # type: ignore[index]
 
+    def test_forcing_tool_use_on_a_list_without_one_is_unusable(self) -> None:
+        """Not an empty plan that fails has_tasks: the input holds no tool_use block at all."""
+        with pytest.raises(PlanLoadError, match="no tool_use content block"):
+            load_plan(TEVAL, format="anthropic_tool_use")
+
     def test_bare_content_blocks(self) -> None:
         blocks = json.loads(ANTHROPIC)["content"]
         assert load_plan(json.dumps(blocks)).task_ids == ("toolu_1", "toolu_2")
