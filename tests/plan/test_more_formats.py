@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness._errors import PlanLoadError
 from harness.checks import check_plan
@@ -496,3 +498,85 @@ class TestPublishedFiles:
         assert isinstance(plan, Plan)
         assert len(plan.tasks) == tasks
         assert check_plan(plan).ok is ok
+
+
+_JSON_SCALARS = st.none() | st.booleans() | st.integers(-3, 12) | st.text(max_size=8)
+_JSON = st.recursive(
+    _JSON_SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "name",
+                    "args",
+                    "prev",
+                    "task_id",
+                    "instruction",
+                    "dependent_task_ids",
+                    "steps",
+                    "action",
+                    "type",
+                    "input",
+                    "function",
+                    "arguments",
+                    "tool_calls",
+                    "content",
+                    "role",
+                    "choices",
+                    "message",
+                    "tasks",
+                    "goal",
+                    "task_type",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=12,
+)
+_LINES = st.lists(
+    st.sampled_from(
+        [
+            "Plan: p",
+            "#E1 = Google[x]",
+            "#E2 = LLM[#E1 and #E3]",
+            "#E1 = nobracket",
+            "#E",
+            "Plan 1: a",
+            "Dependency 1: [1, 2]",
+            "Action 1: #E1 = T.f(a=#E1, b='x')",
+            "Action 2: g(",
+            "1. step one",
+            "2) step two",
+            "3. search(x)",
+            "Node:",
+            "(1,2)",
+            "",
+        ]
+    ),
+    max_size=8,
+).map("\n".join)
+
+
+class TestNeverCrashes:
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(value=_JSON, fmt=st.sampled_from(["auto", *FORMATS[7:]]))
+    def test_any_json_is_a_plan_or_one_load_error(self, value: Any, fmt: str) -> None:
+        """Whatever JSON arrives, each reader gives a plan or a PlanLoadError, nothing else."""
+        try:
+            plan = load_plan(json.dumps(value), format=fmt)
+        except PlanLoadError:
+            return
+        check_plan(plan)
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(text=_LINES, fmt=st.sampled_from(["auto", *FORMATS[7:]]))
+    def test_any_text_is_a_plan_or_one_load_error(self, text: str, fmt: str) -> None:
+        try:
+            plan = load_plan(text + "\n", format=fmt)
+        except PlanLoadError:
+            return
+        check_plan(plan)
