@@ -37,7 +37,8 @@ def check_command(
         "auto",
         "--plan-format",
         metavar="FORMAT",
-        help="auto, canonical, text, worfbench, taskbench, hugginggpt or llmcompiler.",
+        help="auto, canonical, text, worfbench, taskbench, hugginggpt, llmcompiler, rewoo, teval, "
+        "plan_and_execute, metagpt, openai_tool_calls or anthropic_tool_use (docs/formats.md).",
     ),
     needs_imply_deps: bool = typer.Option(
         False,

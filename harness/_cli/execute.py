@@ -108,7 +108,9 @@ def execute_command(
         typer.Option(
             "--plan-format",
             metavar="FORMAT",
-            help="auto, canonical, text, worfbench, taskbench, hugginggpt or llmcompiler.",
+            help="auto, canonical, text, worfbench, taskbench, hugginggpt, llmcompiler, rewoo, "
+            "teval, plan_and_execute, metagpt, openai_tool_calls or anthropic_tool_use "
+            "(docs/formats.md).",
         ),
     ] = "auto",
     output_format: Annotated[

@@ -14,6 +14,7 @@ Severity = Literal["error", "warning"]
 
 CHECKS: dict[str, Severity] = {
     "schema": "error",
+    "has_tasks": "error",
     "unique_ids": "error",
     "deps_resolve": "error",
     "self_dependency": "error",
@@ -27,7 +28,9 @@ CHECKS: dict[str, Severity] = {
     "reaches_end": "warning",
     "redundant_dependency": "warning",
 }
-"""Every check id with its severity, in the order the checks run and are reported."""
+"""Every check id with its severity, in the order the checks run and are reported. A check may
+also report warnings (``schema``: a key the plan format does not define); its outcome is then
+``warn`` unless it also found an error."""
 
 
 @dataclass(frozen=True, slots=True)

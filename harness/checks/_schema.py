@@ -9,10 +9,12 @@ jsonschema to the same verdict.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from harness.plan._model import DEPENDENCY_KEYS, TASK_KEYS, dependency_entries
 from harness.schemas import load_schema
 
 if TYPE_CHECKING:  # imported when a plan breaks the schema: valid plans never pay for it
@@ -20,7 +22,7 @@ if TYPE_CHECKING:  # imported when a plan breaks the schema: valid plans never p
 
     from harness.plan import Plan
 
-__all__ = ["is_valid_task", "plan_model_ok", "schema_errors", "workflow_ok"]
+__all__ = ["is_valid_task", "plan_model_ok", "schema_errors", "unread_keys", "workflow_ok"]
 
 _ON_FAILURE = frozenset({"stop", "skip_dependents", "continue"})
 _AGENT_FIELDS = ("name", "description", "instructions")
@@ -50,6 +52,49 @@ def schema_errors(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         errors = _validators()[1].iter_errors(task)
         for error in sorted(errors, key=lambda e: list(e.absolute_path)):
             yield _pointer(["tasks", index, *error.absolute_path]), error.message
+
+
+def unread_keys(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """``(json_pointer, message)`` for each task key the plan format does not define.
+
+    A spelling of ``depends_on`` (``DEPENDENCY_KEYS``) is read as dependencies and the message
+    says so; any other key is kept but read by no check, which the message says too.
+    """
+    tasks = document.get("tasks")
+    if not isinstance(tasks, list):
+        return
+    try:  # every key of every task at C speed: most plans use canonical keys only
+        if set().union(*tasks) <= TASK_KEYS:
+            return
+    except TypeError:  # a task that is no container: the loop below skips it
+        pass
+    for index, task in enumerate(tasks):
+        if not isinstance(task, dict) or task.keys() <= TASK_KEYS:
+            continue
+        for key in task:
+            if key in TASK_KEYS:
+                continue
+            pointer = _pointer(["tasks", index, key])
+            if key in DEPENDENCY_KEYS:
+                read = [dep for dep, where, _ in dependency_entries(task) if where == key]
+                yield (
+                    pointer,
+                    f"task key {key!r} is not in the plan format; read as depends_on "
+                    f"{read} (at {pointer}); write depends_on to silence this",
+                )
+            else:
+                yield (
+                    pointer,
+                    f"task key {key!r} is not in the plan format: kept, but no check reads "
+                    f"it (at {pointer}: {_preview(task[key])}); if it states an order or an "
+                    "input, write it as depends_on or needs",
+                )
+
+
+def _preview(value: Any) -> str:
+    """The value as JSON, cut to 100 characters."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 100 else text[:99] + "…"
 
 
 def plan_model_ok(plan: Plan) -> bool:
@@ -112,11 +157,23 @@ def workflow_ok(workflow: Any) -> bool:
     if not isinstance(workflow, dict):
         return False
     end = workflow.get("end", [])
+    start = workflow.get("start", [])
     edges = workflow.get("undeclared_edges", [])
-    if type(end) is not list or not set(map(type, end)) <= {str}:
+    for ids in (start, end):
+        if type(ids) is not list or not set(map(type, ids)) <= {str}:
+            return False
+    if not (
+        type(edges) is list
+        and all(type(e) is list and len(e) == 2 and set(map(type, e)) <= {str} for e in edges)
+    ):
         return False
-    return type(edges) is list and all(
-        type(e) is list and len(e) == 2 and set(map(type, e)) <= {str} for e in edges
+    prose = workflow.get("prose_nodes", [])
+    return type(prose) is list and all(
+        isinstance(p, dict)
+        and type(p.get("position")) is int
+        and p["position"] >= 1
+        and isinstance(p.get("text"), str)
+        for p in prose
     )
 
 

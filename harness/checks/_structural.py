@@ -12,9 +12,10 @@ import difflib
 from collections.abc import Callable
 
 from harness._gc import gc_paused
-from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
-from harness.checks._schema import plan_model_ok, schema_errors, workflow_ok
+from harness.checks._report import CHECKS, CheckReport, Expectations, Severity, Violation
+from harness.checks._schema import plan_model_ok, schema_errors, unread_keys, workflow_ok
 from harness.plan import Plan
+from harness.plan._model import dependency_entries
 from harness.registry import Registry, parse_reference
 
 __all__ = ["check_plan"]
@@ -72,6 +73,7 @@ class _Checker:
 
     def run(self) -> CheckReport:
         self._schema()
+        self._has_tasks()
         self._ids_and_edges()
         self._unresolved_links()
         self._acyclic()
@@ -85,17 +87,25 @@ class _Checker:
         outcomes = dict(_ALL_PASS)
         violations: tuple[Violation, ...] = ()
         if found:
-            for check in found:
-                outcomes[check] = "fail" if CHECKS[check] == "error" else "warn"
+            for check, violations_of_check in found.items():
+                errs = any(v.severity == "error" for v in violations_of_check)
+                outcomes[check] = "fail" if errs else "warn"
             violations = tuple(v for check in CHECKS if check in found for v in found[check])
         for check in self.skipped:
             outcomes[check] = "skip"
         return CheckReport(plan=self.plan, violations=violations, outcomes=outcomes)
 
-    def _add(self, check: str, task: str | None, path: str, message: str) -> None:
+    def _add(
+        self,
+        check: str,
+        task: str | None,
+        path: str,
+        message: str,
+        severity: Severity | None = None,
+    ) -> None:
         if self.notes and path in self.notes:
             message = f"{message} (note: {self.notes[path]})"
-        violation = Violation(check, CHECKS[check], task, path, message)
+        violation = Violation(check, severity or CHECKS[check], task, path, message)
         self.found.setdefault(check, []).append(violation)
 
     def _nearest_id(self, wrong: str) -> str:
@@ -115,6 +125,38 @@ class _Checker:
             document = self.plan.to_dict()
         for pointer, message in schema_errors(document):
             self._add("schema", self._task_at(pointer), pointer, f"{message} (at {pointer})")
+        for pointer, message in unread_keys(document):
+            self._add("schema", self._task_at(pointer), pointer, message, "warning")
+
+    def _has_tasks(self) -> None:
+        if not self.tasks:
+            self._add(
+                "has_tasks",
+                None,
+                "/tasks",
+                "the plan has no tasks: the planner answered with nothing to do; an empty "
+                "plan is never a plan for a goal",
+            )
+
+    def _deps_key_pointer(self, i: int, dep: str) -> str:
+        """The pointer of the key under which task i names dependency ``dep``."""
+        deps = self.tasks[i].depends_on
+        if dep not in deps:
+            return f"/tasks/{i}/depends_on"
+        pointer = self._dep_pointer(i, deps.index(dep))
+        head, _, last = pointer.rpartition("/")
+        return head if last.isdigit() else pointer
+
+    def _dep_pointer(self, i: int, j: int) -> str:
+        """The JSON pointer of task i's j-th dependency, under the key the plan wrote it."""
+        document = self.plan.document
+        raw = document.get("tasks") if document is not None else None
+        if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], dict):
+            entries = dependency_entries(raw[i])
+            if j < len(entries):
+                _, key, position = entries[j]
+                return f"/tasks/{i}/{key}" + ("" if position is None else f"/{position}")
+        return f"/tasks/{i}/depends_on/{j}"
 
     def _task_at(self, pointer: str) -> str | None:
         parts = pointer.split("/")
@@ -136,12 +178,11 @@ class _Checker:
                 )
             resolved = self.deps[i]
             for j, dep in enumerate(task.depends_on):
-                where = f"/tasks/{i}/depends_on/{j}"
                 if dep == task.id:
                     self._add(
                         "self_dependency",
                         task.id,
-                        where,
+                        self._dep_pointer(i, j),
                         f"task {task.id!r} depends on itself; remove {dep!r} from depends_on",
                     )
                 elif dep in index:
@@ -150,7 +191,7 @@ class _Checker:
                     self._add(
                         "deps_resolve",
                         task.id,
-                        where,
+                        self._dep_pointer(i, j),
                         f"task {task.id!r} depends on {dep!r}, which is not a task of the "
                         f"plan{self._nearest_id(dep)}",
                     )
@@ -225,7 +266,7 @@ class _Checker:
             self._add(
                 "acyclic",
                 names[0],
-                f"/tasks/{first}/depends_on",
+                self._deps_key_pointer(first, names[1 % len(names)]),
                 f"dependency cycle: {' -> '.join([*names, names[0]])} (each depends on the "
                 "next); remove one of these edges",
             )
@@ -407,6 +448,19 @@ class _Checker:
                 f"edge ({src},{dst}) names node {dst!r}, which the workflow never "
                 "declares; declare it under Node: or drop the edge",
             )
+        prose = workflow.get("prose_nodes", [])
+        if prose:
+            positions = [p["position"] for p in prose]
+            self._add(
+                "schema",
+                None,
+                "/workflow/prose_nodes",
+                f"WorfBench's node_eval.py also reads {len(prose)} numbered line(s) outside the "
+                f"Node: block as nodes (positions {_spans(positions)}, first: "
+                f"{prose[0]['text'][:60]!r}); planeval does not make them tasks, but "
+                "WorfBench's scores count them: keep numbered lines out of the prose",
+                "warning",
+            )
         end = [self.index[e] for e in workflow.get("end", []) if e in self.index]
         if not end or len(self.order) != len(self.tasks):
             self.skipped.add("reaches_end")
@@ -472,7 +526,14 @@ class _Checker:
         self._add(
             "redundant_dependency",
             tid,
-            f"/tasks/{c}/depends_on/{j}",
+            self._dep_pointer(c, j),
             f"task {tid!r} depends on {dep!r} directly and also through {through!r}; the "
             f"direct edge can go",
         )
+
+
+def _spans(numbers: list[int]) -> str:
+    """``6-12`` for a run of consecutive numbers, ``2, 9`` otherwise."""
+    if numbers == list(range(numbers[0], numbers[0] + len(numbers))) and len(numbers) > 1:
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(map(str, numbers))

@@ -4,8 +4,12 @@ Formats (docs/formats.md): ``canonical`` (planeval / agentic gem JSON, also insi
 chat-completion or Anthropic message body or a Ruby VCR cassette), ``text`` (raw model text
 with the plan in prose or code fences), ``worfbench`` (``Node:`` / ``Edge:`` text, or a WorfBench
 data file), ``taskbench`` (``task_nodes`` / ``task_links`` records), ``hugginggpt`` (a list of
-``{"task", "id", "dep", "args"}``) and ``llmcompiler`` (numbered ``tool(args)`` lines up to
-``join()``). ``auto`` detects. A file may hold several plans: JSON Lines (one record a line),
+``{"task", "id", "dep", "args"}``), ``llmcompiler`` (numbered ``tool(args)`` lines up to
+``join()``), ``rewoo`` (``#E1 = Tool[input]``), ``teval`` (``[{"id", "name", "args", "prev"}]``
+or T-Eval's ReWOO-type lines), ``plan_and_execute`` (LangGraph's ``{"steps": [...]}`` or
+numbered steps), ``metagpt`` (``[{"task_id", "dependent_task_ids", "instruction"}]``),
+``openai_tool_calls`` and ``anthropic_tool_use`` (every call of a model's answer, as parallel
+tasks). ``auto`` detects. A file may hold several plans: JSON Lines (one record a line),
 a JSON array of plan records, a WorfBench data file; each is its own document (``_multi``).
 """
 
@@ -20,10 +24,30 @@ from harness._errors import NoPlanFoundError, PlanLoadError
 from harness.plan._hugginggpt import hugginggpt_to_dict, looks_like_hugginggpt
 from harness.plan._json import parse_json
 from harness.plan._llmcompiler import llmcompiler_to_dict, looks_like_llmcompiler
+from harness.plan._metagpt import looks_like_metagpt, metagpt_to_dict
 from harness.plan._model import Plan
 from harness.plan._multi import Document, is_record_list, jsonl_lines, labelled
+from harness.plan._plan_and_execute import (
+    looks_like_numbered_steps,
+    looks_like_steps,
+    numbered_steps_to_dict,
+    steps_to_dict,
+)
+from harness.plan._rewoo import looks_like_rewoo, rewoo_to_dict
 from harness.plan._taskbench import taskbench_to_dict
 from harness.plan._taskbench_fast import fast_taskbench_plan
+from harness.plan._teval import (
+    looks_like_teval,
+    looks_like_teval_rewoo,
+    teval_rewoo_to_dict,
+    teval_to_dict,
+)
+from harness.plan._tool_calls import (
+    anthropic_blocks_to_dict,
+    looks_like_anthropic_blocks,
+    looks_like_openai_calls,
+    openai_calls_to_dict,
+)
 from harness.plan._worfbench import (
     looks_like_worfbench,
     worfbench_item_to_dict,
@@ -40,12 +64,27 @@ FORMATS: tuple[str, ...] = (
     "taskbench",
     "hugginggpt",
     "llmcompiler",
+    "rewoo",
+    "teval",
+    "plan_and_execute",
+    "metagpt",
+    "openai_tool_calls",
+    "anthropic_tool_use",
 )
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\r?\n(.*?)```", re.DOTALL)
 _OPENER = re.compile(r"[\[{]")
 _MAX_CANDIDATES = 200
-_JSON_FORMATS = ("canonical", "taskbench", "hugginggpt")
+_JSON_FORMATS = (
+    "canonical",
+    "taskbench",
+    "hugginggpt",
+    "metagpt",
+    "openai_tool_calls",
+    "anthropic_tool_use",
+)
+_LIST_FORMATS = ("hugginggpt", "teval", "metagpt", "openai_tool_calls", "anthropic_tool_use")
+"""Formats whose plan may be a bare JSON list (read from prose by ``_from_prose``)."""
 
 
 def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
@@ -62,13 +101,19 @@ def documents_from_text(text: str, *, fmt: str, source: str) -> list[Document]:
     looks_json = stripped[:1] in ("{", "[")
     if fmt == "llmcompiler":
         return [(None, llmcompiler_to_dict(text, source=source))]
+    if fmt == "rewoo":
+        return [(None, rewoo_to_dict(text, source=source))]
+    if fmt == "teval" and looks_like_teval_rewoo(text):
+        return [(None, teval_rewoo_to_dict(text, source=source))]
+    if fmt == "plan_and_execute" and not looks_json and not _FENCE.search(text):
+        return [(None, numbered_steps_to_dict(text, source=source))]
     if fmt == "worfbench" and not looks_json:
         return [(None, worfbench_text_to_dict(text, source=source))]
     if looks_json and fmt != "text":
         lines = jsonl_lines(text)
         if lines is not None:
             return _from_jsonl(lines, fmt=fmt, source=source)
-    if fmt in _JSON_FORMATS and not (fmt == "hugginggpt" and not looks_json):
+    if fmt in _JSON_FORMATS and (looks_json or fmt in ("canonical", "taskbench")):
         return _from_json_value(parse_json(text, source=source), fmt=fmt, source=source)
     if fmt in ("auto", "worfbench") and looks_json:
         try:
@@ -136,6 +181,10 @@ def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
         if isinstance(value, dict):
             return [(None, _plan_in_object(value, source=source, fmt=fmt, required=True))]
         return [(None, hugginggpt_to_dict(value, source=source))]
+    if isinstance(value, list):
+        found = _plan_in_list(value, fmt=fmt, source=source)
+        if found is not None:
+            return [(None, found)]
     if is_record_list(value):
         return [
             (label, _record(item, fmt=fmt, source=f"{source}#{label}"))
@@ -149,6 +198,22 @@ def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
             hint='a plan is {"tasks": [...]}',
         )
     return [(None, _plan_in_object(value, source=source, fmt=fmt, required=True))]
+
+
+def _plan_in_list(value: list[Any], *, fmt: str, source: str) -> dict[str, Any] | None:
+    """The plan a bare JSON list states in one of the list formats (``fmt`` or detected)."""
+    detect = fmt in ("auto", "text")
+    if fmt == "teval" or (detect and looks_like_teval(value)):
+        return teval_to_dict(value, source=source)
+    if fmt == "metagpt" or (detect and looks_like_metagpt(value)):
+        return metagpt_to_dict(value, source=source)
+    if fmt == "openai_tool_calls" or (detect and looks_like_openai_calls(value)):
+        return openai_calls_to_dict(value, source=source)
+    if fmt == "anthropic_tool_use" or (detect and looks_like_anthropic_blocks(value)):
+        return anthropic_blocks_to_dict(value, source=source)
+    if detect and looks_like_hugginggpt(value):
+        return hugginggpt_to_dict(value, source=source)
+    return None
 
 
 def _record(item: Any, *, fmt: str, source: str) -> dict[str, Any] | PlanLoadError:
@@ -179,8 +244,11 @@ def _plan_in_object(
     keys = ", ".join(repr(k) for k in sorted(value)[:8]) or "none"
     if fmt == "taskbench":
         raise PlanLoadError("no 'task_nodes' in a TaskBench plan", source=source, location="/")
-    if fmt == "hugginggpt":
-        return hugginggpt_to_dict(value, source=source)  # raises: an object is not a task list
+    if fmt in ("hugginggpt", "teval"):
+        reader = hugginggpt_to_dict if fmt == "hugginggpt" else teval_to_dict
+        return reader(value, source=source)  # raises: an object is not a task list
+    if fmt == "plan_and_execute":
+        return steps_to_dict(value, source=source)  # raises: no list of steps
     raise NoPlanFoundError(
         f"the JSON object is not a plan (its keys: {keys})",
         source=source,
@@ -193,6 +261,28 @@ def _find_in_object(value: dict[str, Any], *, source: str, fmt: str) -> dict[str
     if fmt == "taskbench":
         if "task_nodes" in value or isinstance(value.get("result"), dict):
             return taskbench_to_dict(value, source=source)
+        return None
+    if fmt in ("openai_tool_calls", "anthropic_tool_use") or _has_tool_calls(value):
+        found = _tool_call_plan(value, source=source, fmt=fmt)
+        if found is not None or fmt in ("openai_tool_calls", "anthropic_tool_use"):
+            return found
+    if (
+        "tasks" in value
+        and fmt in ("metagpt", "auto", "text")
+        and looks_like_metagpt(value["tasks"])
+    ):
+        return metagpt_to_dict(value["tasks"], source=source, goal=value.get("goal"))
+    if fmt in ("plan_and_execute", "auto", "text"):
+        if looks_like_steps(value):
+            return steps_to_dict(value, source=source)
+        if looks_like_steps(value.get("action")):  # the replanner's Act(action=Plan(...))
+            return steps_to_dict(value["action"], source=source)
+    if fmt in ("metagpt", "plan_and_execute", "teval"):
+        content = _envelope_content(value)
+        if isinstance(content, dict):
+            return _find_in_object(content, source=source, fmt=fmt)
+        if isinstance(content, str):
+            return _from_prose(content, source=source, first_error=False, fmt=fmt)
         return None
     if "tasks" in value and fmt != "hugginggpt":
         return value
@@ -208,6 +298,75 @@ def _find_in_object(value: dict[str, Any], *, source: str, fmt: str) -> dict[str
     if isinstance(content, dict):
         return _find_in_object(content, source=source, fmt=fmt)
     return _from_prose(content, source=source, first_error=False, fmt=fmt)
+
+
+def _has_tool_calls(value: dict[str, Any]) -> bool:
+    """A chat completion, assistant message or Anthropic message that calls tools."""
+    message = _chat_message(value)
+    if message is not None and message.get("tool_calls"):
+        return True
+    blocks = value.get("content")
+    return (value.get("type") == "message" or value.get("role") == "assistant") and (
+        looks_like_anthropic_blocks(blocks)
+    )
+
+
+def _chat_message(value: dict[str, Any]) -> dict[str, Any] | None:
+    """The message of a chat completion (its first choice), or the value when it is one."""
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+        return message if isinstance(message, dict) else None
+    return value if value.get("role") == "assistant" and "tool_calls" in value else None
+
+
+def _tool_call_plan(value: dict[str, Any], *, source: str, fmt: str) -> dict[str, Any] | None:
+    """The plan a model's tool calls state.
+
+    A plan delivered *through* a tool (a call whose arguments hold a plan, as planeval's own
+    structured-output prompts ask for) is that plan, unless a tool-call format is forced;
+    otherwise every call is a task (OpenAI ``tool_calls``, Anthropic ``tool_use`` blocks).
+    """
+    forced = fmt in ("openai_tool_calls", "anthropic_tool_use")
+    reads_calls = forced or fmt in ("auto", "text")
+    message = _chat_message(value)
+    calls = message.get("tool_calls") if message is not None else None
+    if isinstance(calls, list) and calls and fmt != "anthropic_tool_use":
+        if not forced:
+            for call in calls:
+                function = call.get("function") if isinstance(call, dict) else None
+                text = function.get("arguments") if isinstance(function, dict) else None
+                delivered = _delivered_plan(text, source=source)
+                if delivered is not None:
+                    return delivered
+        return openai_calls_to_dict(calls, source=source) if reads_calls else None
+    blocks = value.get("content")
+    if isinstance(blocks, list) and fmt != "openai_tool_calls":
+        if not forced:
+            for block in blocks:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    delivered = _delivered_plan(block.get("input"), source=source)
+                    if delivered is not None:
+                        return delivered
+        if reads_calls and (forced or looks_like_anthropic_blocks(blocks)):
+            return anthropic_blocks_to_dict(blocks, source=source)
+    return None
+
+
+def _delivered_plan(arguments: Any, *, source: str) -> dict[str, Any] | None:
+    """The plan inside one tool call's arguments (JSON text or an object), if it holds one."""
+    if isinstance(arguments, str):
+        try:
+            arguments = parse_json(arguments, source=source)
+        except PlanLoadError:
+            return None
+    if isinstance(arguments, dict):
+        if _has_tool_calls(arguments):
+            return None
+        return _find_in_object(arguments, source=source, fmt="auto")
+    if isinstance(arguments, list) and looks_like_hugginggpt(arguments):
+        return hugginggpt_to_dict(arguments, source=source)
+    return None
 
 
 def _envelope_content(value: dict[str, Any]) -> str | dict[str, Any] | None:
@@ -245,20 +404,31 @@ def _from_prose(text: str, *, source: str, first_error: bool, fmt: str) -> dict[
             continue
         if looks_like_hugginggpt(value) and fmt in ("auto", "text", "hugginggpt"):
             return hugginggpt_to_dict(value, source=source)
+        if isinstance(value, list) and fmt in ("auto", "text", *_LIST_FORMATS):
+            found = _plan_in_list(value, fmt=fmt, source=source)
+            if found is not None:
+                return found
         if isinstance(value, dict) and fmt != "hugginggpt":
             found = _find_in_object(value, source=source, fmt=fmt)
             if found is not None:
                 return found
-    if fmt in ("auto", "text", "worfbench") and looks_like_worfbench(text):
+    detect = fmt in ("auto", "text")
+    if (detect or fmt == "worfbench") and looks_like_worfbench(text):
         return worfbench_text_to_dict(text, source=source)
-    if fmt in ("auto", "text") and looks_like_llmcompiler(text):
+    if (detect or fmt == "teval") and looks_like_teval_rewoo(text):
+        return teval_rewoo_to_dict(text, source=source)
+    if detect and looks_like_rewoo(text):
+        return rewoo_to_dict(text, source=source)
+    if detect and looks_like_llmcompiler(text):
         return llmcompiler_to_dict(text, source=source)
+    if (detect or fmt == "plan_and_execute") and looks_like_numbered_steps(text):
+        return numbered_steps_to_dict(text, source=source)
     if first_error:
         # Re-raise the JSON error: input that starts like JSON deserves the parser's word.
         parse_json(text, source=source)
     raise NoPlanFoundError(
-        "no plan found in the text (no JSON plan, no Node:/Edge: workflow, no numbered "
-        "LLMCompiler actions)",
+        "no plan found in the text (no JSON plan, no Node:/Edge: workflow, no ReWOO #E steps, "
+        "no numbered LLMCompiler actions or steps)",
         source=source,
         hint="check that the planner answered with a plan; pass --plan-format to force one",
     )

@@ -29,7 +29,9 @@ def load_plan(
         obj: a ``Path`` (the file is read), ``str`` or ``bytes`` (text in any supported
             format), or a ``dict`` (canonical plan JSON).
         format: one of ``FORMATS``: ``auto``, ``canonical``, ``text``, ``worfbench``,
-            ``taskbench``, ``hugginggpt`` or ``llmcompiler`` (docs/formats.md).
+            ``taskbench``, ``hugginggpt``, ``llmcompiler``, ``rewoo``, ``teval``,
+            ``plan_and_execute``, ``metagpt``, ``openai_tool_calls`` or
+            ``anthropic_tool_use`` (docs/formats.md).
         source: the name used in error messages (defaults to the path or ``<text>``).
         max_bytes: inputs larger than this are refused.
 

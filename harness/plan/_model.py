@@ -17,7 +17,17 @@ from typing import Any
 from harness._errors import PlanLoadError
 from harness._gc import gc_paused
 
-__all__ = ["Need", "Plan", "Task", "new_need", "new_plan", "new_task"]
+__all__ = [
+    "DEPENDENCY_KEYS",
+    "TASK_KEYS",
+    "Need",
+    "Plan",
+    "Task",
+    "dependency_entries",
+    "new_need",
+    "new_plan",
+    "new_task",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +78,25 @@ class Task:
 _KNOWN_TASK_KEYS = frozenset(
     {"id", "description", "capabilities", "depends_on", "needs", "on_failure", "agent"}
 )
+TASK_KEYS = _KNOWN_TASK_KEYS | {"arguments"}
+"""The task keys of the canonical format (``arguments``: a task's inputs by name)."""
+DEPENDENCY_KEYS: tuple[str, ...] = (
+    "dependencies",
+    "dependency",
+    "deps",
+    "dep",
+    "dependent_task_ids",
+    "prev",
+    "requires",
+    "after",
+    "depends",
+    "dependsOn",
+)
+"""Spellings of ``depends_on`` that planners write (docs/formats.md names where each is
+published). Read as dependencies after ``depends_on``, in this order; the ``schema`` check
+states the reading as a warning. A value is a list of task ids (strings or integers), or one
+id; ``-1`` means "none" (HuggingGPT's convention) and is skipped."""
+_DEPENDENCY_KEY_SET = frozenset(DEPENDENCY_KEYS)
 _KNOWN_PLAN_KEYS = frozenset({"plan_id", "goal", "tasks"})
 
 
@@ -207,7 +236,9 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
         task_id,
         description if isinstance(description, str) else "",
         _strings(get("capabilities")),
-        _strings(get("depends_on")),
+        _strings(get("depends_on"))
+        if raw.keys() <= _KNOWN_TASK_KEYS or raw.keys().isdisjoint(_DEPENDENCY_KEY_SET)
+        else tuple(dep for dep, _, _ in dependency_entries(raw)),
         _needs(needs) if needs else (),
         on_failure if isinstance(on_failure, str) else None,
         agent if isinstance(agent, dict) else None,
@@ -272,6 +303,44 @@ def new_plan(tasks: tuple[Task, ...], plan_id: str | None, goal: str | None) -> 
     for set_slot, value in zip(_PLAN_SLOTS, values, strict=True):
         set_slot(plan, value)
     return plan
+
+
+def dependency_entries(raw: Mapping[str, Any]) -> list[tuple[str, str, int | None]]:
+    """Every dependency a task states, as ``(task id, key, position in the key's list)``.
+
+    ``depends_on`` first (its strings, as the model reads it), then each key of
+    ``DEPENDENCY_KEYS`` the task has, skipping ids already read; the position is None for a
+    key holding one id.
+    """
+    entries: list[tuple[str, str, int | None]] = []
+    own = raw.get("depends_on")
+    if isinstance(own, list):
+        for index, dep in enumerate(own):
+            if isinstance(dep, str):
+                entries.append((dep, "depends_on", index))
+    seen = {dep for dep, _, _ in entries}
+    for key in DEPENDENCY_KEYS:
+        if key not in raw:
+            continue
+        value = raw[key]
+        items: list[tuple[int | None, Any]] = (
+            list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+        )
+        for position, item in items:
+            dep = _dependency_id(item)
+            if dep is not None and dep not in seen:
+                seen.add(dep)
+                entries.append((dep, key, position))
+    return entries
+
+
+def _dependency_id(item: Any) -> str | None:
+    """A task id written under a dependency alias: a string, or an integer other than -1."""
+    if isinstance(item, str):
+        return item if item.strip() not in ("", "-1") else None
+    if isinstance(item, int) and not isinstance(item, bool) and item != -1:
+        return str(item)
+    return None
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -89,7 +89,9 @@ LLMCOMPILER = """Thought: look it up, then double it.
 class TestLLMCompiler:
     def test_actions_references_and_join(self) -> None:
         plan = load_plan(LLMCOMPILER)
-        assert plan.task_ids == ("1", "2")  # join() is the end marker, not a task
+        assert plan.task_ids == ("1", "2", "3")  # join() is the last task, after all others
+        assert plan.task("3").depends_on == ("2",)
+        assert plan.task("3").capabilities == ()  # join is no tool
         assert plan.task("2").depends_on == ("1",)
         assert plan.task("2").needs == (Need("$1", "1"),)
         assert plan.task("1").capabilities == ("search",)
@@ -103,7 +105,7 @@ class TestLLMCompiler:
 
     def test_surrounding_prose_and_fences(self) -> None:
         text = f"Sure! Here is my plan:\n```\n{LLMCOMPILER}```\nHope it helps."
-        assert load_plan(text).task_ids == ("1", "2")
+        assert load_plan(text).task_ids == ("1", "2", "3")
 
     def test_reference_to_a_later_step(self) -> None:
         """LLMCompiler waits only for earlier steps: $3 in step 2 is read too late."""
@@ -128,7 +130,7 @@ class TestLLMCompiler:
 
     def test_nothing_after_join_is_read(self) -> None:
         text = '1. search("x")\n2. join()\n3. search("a second plan")'
-        assert load_plan(text).task_ids == ("1",)
+        assert load_plan(text).task_ids == ("1", "2")
 
     def test_join_followed_by_end_of_plan(self) -> None:
         """LLMCompiler's own prompts write '4. join()<END_OF_PLAN>' on one line."""
@@ -137,8 +139,9 @@ class TestLLMCompiler:
             "4. join()<END_OF_PLAN>\n5. search('c')"
         )
         plan = load_plan(text)
-        assert plan.task_ids == ("1", "2", "3")
+        assert plan.task_ids == ("1", "2", "3", "4")
         assert plan.task("3").depends_on == ("1", "2")
+        assert plan.task("4").depends_on == ("3",)
 
     def test_text_without_actions(self) -> None:
         with pytest.raises(NoPlanFoundError, match="no LLMCompiler actions"):

@@ -127,14 +127,14 @@ class TestLLMCompilerDetection:
             load_plan('1. search("x")')
 
     def test_one_action_and_join_is_detected(self) -> None:
-        assert load_plan('1. search("x")\n2. join()').task_ids == ("1",)
+        assert load_plan('1. search("x")\n2. join()').task_ids == ("1", "2")
 
     def test_two_actions_are_detected(self) -> None:
         assert load_plan('1. search("x")\n2. search("y")').task_ids == ("1", "2")
 
     def test_join_alone_is_detected(self) -> None:
-        """One action that is join(): an LLMCompiler plan with no task."""
-        assert load_plan("Thought: nothing to do\n1. join()").tasks == ()
+        """One action that is join(): an LLMCompiler plan of the join task alone."""
+        assert load_plan("Thought: nothing to do\n1. join()").task_ids == ("1",)
 
     def test_detection_reads_the_first_200000_characters(self) -> None:
         """Auto-detection looks for actions in the first 200,000 characters only: a second
@@ -148,9 +148,10 @@ class TestLLMCompilerDetection:
             load_plan(late)
         assert load_plan(head + "p" * (padding - 1) + tail).task_ids == ("1", "2")
 
-    def test_join_alone_is_an_empty_plan(self) -> None:
-        """The planner decided nothing needs doing: a plan with no task, not an error."""
-        assert load_plan("1. join()", format="llmcompiler").tasks == ()
+    def test_join_alone_is_the_join_task(self) -> None:
+        """The planner decided to answer at once: join() is its one task, not an error."""
+        plan = load_plan("1. join()", format="llmcompiler")
+        assert [(t.id, t.description, t.depends_on) for t in plan.tasks] == [("1", "join()", ())]
 
     def test_the_refusal_shows_the_expected_lines(self) -> None:
         with pytest.raises(NoPlanFoundError) as raised:
@@ -163,9 +164,12 @@ class TestLLMCompilerDetection:
 
 class TestLLMCompilerLines:
     def test_spacing_end_marker_and_comments(self) -> None:
+        """LLMCompiler's ACTION_PATTERN wants ``N. tool(``: ``1 .  search (`` is no action;
+        what follows the last ``)`` of a line is ignored."""
         text = '  1 .  search ( "x" )   # why\n2. math("$1 + ${1}")  <END_OF_PLAN>  # done\n'
         plan = load_plan(text, format="llmcompiler")
-        assert plan.task("1").description == 'search("x")'
+        assert plan.task_ids == ("2",)
+        assert plan.task("2").description == 'math("$1 + ${1}")'
         assert plan.task("2").depends_on == ("1",)  # one dependency for two references
         assert plan.task("2").needs == (Need("$1", "1"), Need("${1}", "1"))
 
