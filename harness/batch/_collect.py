@@ -22,6 +22,7 @@ from typing import Any
 from harness import __version__
 from harness._atomic import atomic_write_text
 from harness._errors import InputError
+from harness._redaction import scrub
 from harness.batch._vendors import Outcome, poll, results, submit
 from harness.providers import HttpProvider, ProviderError, http_provider
 from harness.recording import Provenance, open_cassette, sample_paths, write_meta
@@ -225,6 +226,8 @@ def _record(
 
 
 def _failure(batch_id: str, outcome: Outcome) -> dict[str, str]:
+    """The row a failed request becomes (a vendor's error file may quote the key: scrubbed)."""
+    outcome = Outcome(None, scrub(outcome.error or ""), outcome.expired)
     if outcome.expired:
         return {
             "status": "missing",
@@ -248,7 +251,7 @@ def _call(action: Callable[[], Any]) -> Any:
     except ProviderError:
         raise
     except Exception as exc:  # the SDKs' APIError tree, connection errors
-        message = " ".join(str(exc).split())[:200]
+        message = " ".join(scrub(str(exc)).split())[:200]
         raise ProviderError(
             f"batch API call failed: {exc.__class__.__name__}: {message}", retryable=False
         ) from None

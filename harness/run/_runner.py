@@ -28,6 +28,7 @@ from pathlib import Path
 from harness import __version__
 from harness._atomic import atomic_write_text
 from harness._errors import InputError, SuiteError
+from harness._redaction import scrub
 from harness.batch import BatchFailure
 from harness.cost import Price, model_prices, price_table
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
@@ -299,7 +300,7 @@ def run_suite(
                 row = transform(checked) if transform is not None else checked
                 if label is not None:
                     row = dataclasses.replace(row, suite=label)
-                sink.write(json.dumps(_row_dict(row), ensure_ascii=False) + "\n")
+                sink.write(scrub(json.dumps(_row_dict(row), ensure_ascii=False)) + "\n")
                 if time.monotonic() - last_flush >= flush_every:
                     sink.flush()
                     last_flush = time.monotonic()

@@ -43,6 +43,12 @@ class ModelSpec:
     retries: int = 4
     """Retries on 429, 5xx, timeouts and dropped connections before the row is ``error``."""
 
+    def __post_init__(self) -> None:
+        if self.base_url:  # a password or key in the URL is never written or printed
+            from harness._redaction import remember_url
+
+            remember_url(self.base_url)
+
     @property
     def is_http(self) -> bool:
         """True for providers recorded as vcrpy cassettes (``openai``, ``anthropic``)."""

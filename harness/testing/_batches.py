@@ -6,6 +6,8 @@ held, as a real batch takes a while. Scripted trouble:
 
 - ``fail_when``: requests whose prompt contains one of these strings fail inside the batch
   (OpenAI: a line in the error file with a 500 body; Anthropic: an ``errored`` result);
+- ``echo_credentials``: the failures' error messages quote the credential header the batch
+  was created with (as a careless gateway does: what redaction must catch);
 - ``expire_after``: the batch expires with only that many requests done (OpenAI ``expired``
   with the rest as ``batch_expired`` errors; Anthropic results of type ``expired``).
 """
@@ -49,6 +51,7 @@ class BatchBook:
     polls_until_done: int = 1
     held: bool = False
     fail_when: list[str] = field(default_factory=list)
+    echo_credentials: bool = False
     expire_after: int | None = None
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, _Batch] = field(default_factory=dict)
@@ -67,7 +70,7 @@ class BatchBook:
             if method == "POST" and path == "/v1/files":
                 return self._upload(headers, raw)
             if method == "POST" and path == "/v1/batches":
-                return self._openai_create(json.loads(raw or b"{}"))
+                return self._openai_create(json.loads(raw or b"{}"), headers)
             if method == "GET" and len(parts) == 3 and parts[1] == "batches":
                 return self._openai_status(parts[2])
             if method == "GET" and len(parts) == 4 and parts[1] == "files":
@@ -76,7 +79,7 @@ class BatchBook:
                     return 404, {"error": {"message": "no such file"}}, "application/json"
                 return 200, data.decode("utf-8"), "application/jsonl"
             if method == "POST" and path == "/v1/messages/batches":
-                return self._anthropic_create(json.loads(raw or b"{}"))
+                return self._anthropic_create(json.loads(raw or b"{}"), headers)
             if method == "GET" and len(parts) == 4 and parts[2] == "batches":
                 return self._anthropic_status(parts[3])
             if method == "GET" and len(parts) == 5 and parts[4] == "results":
@@ -84,7 +87,15 @@ class BatchBook:
         return 404, {"error": {"message": f"no route {method} {path}"}}, "application/json"
 
     # -- shared ----------------------------------------------------------------------------------
-    def _new(self, flavour: str, requests: list[dict[str, Any]]) -> _Batch:
+    def _error_message(self, headers: Any) -> str:
+        if not self.echo_credentials:
+            return "internal error"
+        sent = headers.get("Authorization") or headers.get("x-api-key") or ""
+        return f"internal error (credentials: {sent})"
+
+    def _new(
+        self, flavour: str, requests: list[dict[str, Any]], message: str = "internal error"
+    ) -> _Batch:
         self.created += 1
         prefix = "batch_" if flavour == "openai" else "msgbatch_"
         batch = _Batch(f"{prefix}{self.created:04d}", flavour, int(time.time()), requests)
@@ -95,7 +106,9 @@ class BatchBook:
                 batch.expired = True
                 batch.results.append({"custom_id": request["custom_id"], "kind": "expired"})
             elif any(w in prompt for w in self.fail_when):
-                batch.results.append({"custom_id": request["custom_id"], "kind": "errored"})
+                batch.results.append(
+                    {"custom_id": request["custom_id"], "kind": "errored", "message": message}
+                )
             else:
                 reply = self.answer(flavour, body)
                 batch.results.append(
@@ -121,12 +134,12 @@ class BatchBook:
         self.files[file_id] = data if isinstance(data, bytes) else b""
         return 200, _file_object(file_id, len(self.files[file_id])), "application/json"
 
-    def _openai_create(self, body: dict[str, Any]) -> Reply:
+    def _openai_create(self, body: dict[str, Any], headers: Any) -> Reply:
         data = self.files.get(body.get("input_file_id", ""))
         if data is None:
             return 400, {"error": {"message": "unknown input_file_id"}}, "application/json"
         lines = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
-        batch = self._new("openai", lines)
+        batch = self._new("openai", lines, self._error_message(headers))
         batch.input_file_id = body["input_file_id"]
         return 200, self._openai_object(batch, "validating"), "application/json"
 
@@ -182,8 +195,9 @@ class BatchBook:
         }
 
     # -- Anthropic -------------------------------------------------------------------------------
-    def _anthropic_create(self, body: dict[str, Any]) -> Reply:
-        batch = self._new("anthropic", list(body.get("requests") or []))
+    def _anthropic_create(self, body: dict[str, Any], headers: Any) -> Reply:
+        requests = list(body.get("requests") or [])
+        batch = self._new("anthropic", requests, self._error_message(headers))
         return 200, self._anthropic_object(batch, ended=False), "application/json"
 
     def _anthropic_status(self, batch_id: str) -> Reply:
@@ -203,7 +217,10 @@ class BatchBook:
             elif r["kind"] == "errored":
                 result = {
                     "type": "errored",
-                    "error": {"type": "error", "error": {"type": "api_error", "message": "boom"}},
+                    "error": {
+                        "type": "error",
+                        "error": {"type": "api_error", "message": r.get("message", "boom")},
+                    },
                 }
             else:
                 result = {"type": "expired"}
@@ -261,7 +278,9 @@ def _openai_error(r: dict[str, Any]) -> dict[str, Any]:
         "response": {
             "status_code": 500,
             "request_id": "req",
-            "body": {"error": {"message": "internal error", "type": "server_error"}},
+            "body": {
+                "error": {"message": r.get("message", "internal error"), "type": "server_error"}
+            },
         },
         "error": None,
     }

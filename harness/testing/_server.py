@@ -26,7 +26,9 @@ from harness.testing._batches import BatchBook
 
 __all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
 
-FaultKind = Literal["rate_limit", "server_error", "slow", "drop", "not_json", "bad_key"]
+FaultKind = Literal[
+    "rate_limit", "server_error", "slow", "drop", "not_json", "bad_key", "echo_headers"
+]
 FAULTS: tuple[FaultKind, ...] = (
     "rate_limit",
     "server_error",
@@ -34,6 +36,7 @@ FAULTS: tuple[FaultKind, ...] = (
     "drop",
     "not_json",
     "bad_key",
+    "echo_headers",
 )
 
 
@@ -90,6 +93,7 @@ class _Fault:
     when: str | None
     retry_after: str | None
     delay: float
+    status: int = 200
 
 
 @dataclass(slots=True)
@@ -225,19 +229,22 @@ class FakePlannerServer:
         when: str | None = None,
         retry_after: float | str | None = None,
         delay: float = 5.0,
+        status: int = 200,
     ) -> None:
         """Make the next ``times`` requests (whose prompt contains ``when``) fail.
 
         Kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500), ``slow``
         (wait ``delay`` seconds, then answer), ``drop`` (close the connection without a reply),
         ``not_json`` (200 with an HTML body), ``bad_key`` (401 whose message quotes the API
-        key and the request path, as some servers do: what redaction must catch).
+        key and the request path, as some servers do: what redaction must catch),
+        ``echo_headers`` (a plain-text body of HTTP ``status`` that quotes the request line
+        and every request header, as a misconfigured proxy's debug page does).
         """
         if kind not in FAULTS:
             raise ValueError(f"unknown fault {kind!r}; choose one of {', '.join(FAULTS)}")
         after = None if retry_after is None else str(retry_after)
         with self._state.lock:
-            self._state.faults.append(_Fault(kind, times, when, after, delay))
+            self._state.faults.append(_Fault(kind, times, when, after, delay, status))
 
     def usage(self, *, cached_tokens: int = 0, reasoning_tokens: int = 0) -> None:
         """Report ``cached_tokens`` cache hits and ``reasoning_tokens`` in every answer's usage
@@ -292,6 +299,7 @@ class FakePlannerServer:
             book.held = False
             book.polls_until_done = 1
             book.fail_when.clear()
+            book.echo_credentials = False
             book.expire_after = None
             book.batches.clear()
             book.files.clear()
@@ -439,6 +447,15 @@ class _Handler(BaseHTTPRequestHandler):
             key = auth.split(None, 1)[-1] if auth else ""
             message = f"Incorrect API key provided: {key} (POST {self.path})"
             self._send(401, {"error": {"message": message, "type": "invalid_request_error"}})
+            return True
+        if fault.kind == "echo_headers":
+            lines = [f"POST {self.path}", *(f"{k}: {v}" for k, v in self.headers.items())]
+            echoed = "\n".join(lines).encode("utf-8")
+            self.send_response(fault.status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(echoed)))
+            self.end_headers()
+            self.wfile.write(echoed)
             return True
         if fault.kind == "server_error":
             self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
