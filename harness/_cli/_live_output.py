@@ -41,6 +41,16 @@ def print_budget_stop(
 ) -> None:
     """One line when the budget stopped calls, and the command that continues the run."""
     budget = result.manifest.budget or {}
+    uncertain = budget.get("uncertain") or 0
+    if uncertain:
+        console.print(
+            f"budget: ${budget.get('spent', 0):.4f} spent is an upper bound: {uncertain} "
+            "attempt(s) ended without an answer (timeout, dropped connection) and are charged "
+            "their worst case",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     stopped = budget.get("stopped")
     if not stopped:
         return

@@ -79,10 +79,14 @@ def run_command(
         None,
         "--max-cost",
         metavar="USD",
-        help="Live: start no call once this many USD would be exceeded.",
+        help="Live: start no call whose worst case would pass this many USD (one budget for "
+        "every suite of the command; with --shard i/n each shard gets USD/n).",
     ),
     max_calls: int | None = typer.Option(
-        None, "--max-calls", metavar="N", help="Live: start at most this many planner calls."
+        None,
+        "--max-calls",
+        metavar="N",
+        help="Live: start at most this many planner calls (all suites; N/n per shard).",
     ),
     shard: str | None = typer.Option(
         None,
@@ -111,11 +115,13 @@ def run_command(
     from harness.run import Budget, LiveStats, live_record_mode, parse_shard, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
-    budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
     try:
         slice_ = parse_shard(shard) if shard is not None else None
     except InputError as exc:
         fail_input(exc)
+    budget = None  # one budget for every suite this command runs, split evenly over shards
+    if max_cost is not None or max_calls is not None:
+        budget = Budget(max_cost, max_calls, shards=slice_.count if slice_ else 1)
     stats = LiveStats()
 
     evaluate = functools.partial(

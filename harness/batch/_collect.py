@@ -71,27 +71,44 @@ def collect_batches(
     say: Callable[[str], None],
     resume_hint: str,
     sleep: Callable[[float], None] = time.sleep,
+    budget: Any = None,
 ) -> dict[Key, BatchFailure]:
     """Send ``todo`` (or pick up the saved batches), wait, record; return the failures.
+
+    ``budget`` (the run's ``LiveControls``) cuts each batch to what it admits before the batch
+    is sent, each request at its worst case; the refused samples are ``missing`` with the
+    reason, and each answered request is settled at its reported usage.
 
     Raises:
         InputError: a missing SDK or key (before anything is sent).
         ProviderError: a batch could not be created, polled or read.
     """
     state = batch_state(run_dir)
+    tickets: dict[tuple[str, str], Any] = {}
     if state is None:
-        state = {"format": BATCH_FORMAT, "batches": []}
+        state = {"format": BATCH_FORMAT, "batches": [], "refused": []}
         by_model: dict[str, list[Item]] = {}
         for item in todo:
             by_model.setdefault(item[0].id, []).append(item)
-        for items in by_model.values():
-            model = items[0][0]
+        for every in by_model.values():
+            model = every[0][0]
             provider = _provider(model)
             key = provider.preflight(model, env)
-            requests = [
-                (f"r{i}", provider.request_body(model, suite.render_prompt(case)))
-                for i, (_m, case, _k) in enumerate(items)
-            ]
+            items: list[Item] = []
+            requests: list[tuple[str, dict[str, Any]]] = []
+            for m, case, k in every:
+                prompt = suite.render_prompt(case)
+                body = provider.request_body(model, prompt)
+                admitted = budget.admit(m, prompt, body, wait=False) if budget else None
+                if isinstance(admitted, str):
+                    state["refused"].append([m.id, case.id, k, admitted])
+                    continue
+                cid = f"r{len(requests)}"
+                tickets[(model.id, cid)] = admitted
+                items.append((m, case, k))
+                requests.append((cid, body))
+            if not requests:
+                continue
             client = provider.batch_client(model, key)
             try:
                 batch_id = _call(
@@ -117,12 +134,22 @@ def collect_batches(
                 f"batch {batch_id} sent: {len(requests)} request(s) for model {model.id!r}; "
                 f"if this run stops, resume it with: {resume_hint}"
             )
-    failures: dict[Key, BatchFailure] = {}
+    if state is not None and not state["batches"]:
+        _save(run_dir, state)  # every request refused by the budget: nothing was sent
+    failures: dict[Key, BatchFailure] = {
+        (model_id, case_id, int(sample)): BatchFailure("missing", reason)
+        for model_id, case_id, sample, reason in state.get("refused", [])
+    }
     for entry in state["batches"]:
         if not entry["recorded"]:
-            _finish(suite, entry, fixtures, env, poll_interval, say, sleep)
+            answered = _finish(suite, entry, fixtures, env, poll_interval, say, sleep)
             entry["recorded"] = True
             _save(run_dir, state)
+            for cid in entry["requests"]:
+                ticket = tickets.get((entry["model"], cid))
+                if ticket is not None:
+                    tokens = answered.get(cid)
+                    budget.settle(ticket, tokens, ok=cid in answered)
         for cid, failure in entry["failures"].items():
             case_id, sample = entry["requests"][cid]
             failures[(entry["model"], case_id, int(sample))] = BatchFailure(**failure)
@@ -137,7 +164,10 @@ def _finish(
     poll_interval: float,
     say: Callable[[str], None],
     sleep: Callable[[float], None],
-) -> None:
+) -> dict[str, dict[str, int] | None]:
+    """Wait for the entry's batch and record its answers; the answered requests' usage."""
+    from harness.cost import usage_from_body
+
     model = suite.model(entry["model"])
     if model is None:
         raise InputError(f"the saved batch is for model {entry['model']!r}, not in the suite")
@@ -149,6 +179,7 @@ def _finish(
     finally:
         client.close()
     batch_id = entry["batch_id"]
+    answered: dict[str, dict[str, int] | None] = {}
     for cid, (case_id, sample) in entry["requests"].items():
         outcome = outcomes.get(cid) or Outcome(None, "no result for this request", expired=True)
         case = suite.case(case_id)
@@ -157,6 +188,8 @@ def _finish(
             continue
         origin = f"{model.provider}-batch:{batch_id}/{cid}"
         _record(suite, provider, model, case, int(sample), outcome.body, key, fixtures, origin)
+        answered[cid] = usage_from_body(outcome.body)
+    return answered
 
 
 def _wait(

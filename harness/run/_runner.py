@@ -250,7 +250,9 @@ def run_suite(
     batched: dict[tuple[str, str, int], BatchFailure] | None = None
     if batch:
         try:
-            batched = _send_batches(suite, items, mode, run_dir, fixtures, env, batch_poll, notify)
+            batched = _send_batches(
+                suite, items, mode, run_dir, fixtures, env, batch_poll, notify, controls
+            )
         except KeyboardInterrupt:
             manifest = RunManifest(**{**manifest.to_dict(), "interrupted": True})
             _write_manifest(run_dir, manifest)
@@ -362,6 +364,7 @@ def _send_batches(
     env: Mapping[str, str] | None,
     poll_interval: float,
     notify: Callable[[str], None] | None,
+    controls: LiveControls | None = None,
 ) -> dict[tuple[str, str, int], BatchFailure]:
     """The HTTP items that need a call, sent as batches; the samples they failed to answer."""
     from harness.batch import collect_batches
@@ -393,6 +396,7 @@ def _send_batches(
         poll_interval=poll_interval,
         say=notify or (lambda _line: None),
         resume_hint=hint,
+        budget=controls,
     )
 
 
@@ -430,6 +434,21 @@ def _check_budget(
             hint="add them to a price file and pass --prices FILE (docs/cost.md), or leave "
             "those models out with --model",
         )
+    uncapped = [m.id for m in chosen if m.is_http and _uncapped(m)]
+    if uncapped:
+        raise InputError(
+            "--max-cost needs a cap on each call's output (its worst case is reserved before "
+            f"it starts); no max_tokens for model(s) {', '.join(map(repr, uncapped))}",
+            hint="set params: {max_tokens: N} (or max_completion_tokens) for each of them in "
+            "the suite (docs/cost.md)",
+        )
+
+
+def _uncapped(model: ModelSpec) -> bool:
+    from harness.run._live import output_cap
+
+    provider = http_provider(model.provider)
+    return provider is not None and output_cap(provider.request_body(model, "")) is None
 
 
 def _recorded_outputs(
