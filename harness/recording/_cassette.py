@@ -24,6 +24,7 @@ from harness._errors import InputError
 from harness._json import loads
 from harness._redaction import SECRET_QUERY_NAME
 from harness._yaml import SafeLoader, load_yaml_file
+from harness.recording._deadline import DeadlineBackend, deadline
 
 __all__ = [
     "FILTERED_REQUEST_HEADERS",
@@ -212,6 +213,9 @@ def cassette_transport(http_module: ModuleType, cassette: Any = None) -> Any:
     """
     transport = _transport_class(http_module)(verify=_tls_context(http_module))
     transport.cassette = cassette
+    pool = getattr(transport, "_pool", None)  # httpcore's pool: every socket under a deadline
+    if pool is not None and hasattr(pool, "_network_backend"):
+        pool._network_backend = DeadlineBackend(pool._network_backend)
     return transport
 
 
@@ -230,7 +234,10 @@ def _transport_class(http_module: ModuleType) -> type:
     def handle_request(self: Any, request: Any) -> Any:
         if self.cassette is None:
             raise RuntimeError("a cassette transport was used without a cassette")
-        return vcr_handle_request(self.cassette, real, http_module)(self, request)
+        # the client's timeout is the call's total deadline: connect and every read together
+        total = (request.extensions.get("timeout") or {}).get("read")
+        with deadline(total):
+            return vcr_handle_request(self.cassette, real, http_module)(self, request)
 
     made = type(
         "CassetteTransport", (http_module.HTTPTransport,), {"handle_request": handle_request}

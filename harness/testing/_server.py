@@ -27,7 +27,7 @@ from harness.testing._batches import BatchBook
 __all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
 
 FaultKind = Literal[
-    "rate_limit", "server_error", "slow", "drop", "not_json", "bad_key", "echo_headers"
+    "rate_limit", "server_error", "slow", "drop", "not_json", "bad_key", "echo_headers", "trickle"
 ]
 FAULTS: tuple[FaultKind, ...] = (
     "rate_limit",
@@ -37,6 +37,7 @@ FAULTS: tuple[FaultKind, ...] = (
     "not_json",
     "bad_key",
     "echo_headers",
+    "trickle",
 )
 
 
@@ -238,7 +239,9 @@ class FakePlannerServer:
         ``not_json`` (200 with an HTML body), ``bad_key`` (401 whose message quotes the API
         key and the request path, as some servers do: what redaction must catch),
         ``echo_headers`` (a plain-text body of HTTP ``status`` that quotes the request line
-        and every request header, as a misconfigured proxy's debug page does).
+        and every request header, as a misconfigured proxy's debug page does), ``trickle``
+        (a 200 whose body arrives one byte every 0.2 s for ``delay`` seconds, then the rest:
+        no single read ever waits long).
         """
         if kind not in FAULTS:
             raise ValueError(f"unknown fault {kind!r}; choose one of {', '.join(FAULTS)}")
@@ -453,6 +456,10 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if fault is not None and fault.kind == "drop":  # the work was done, and is billed
                 _reply(state, flavour, body, text if text is not None else state.planner(prompt))
+            if fault is not None and fault.kind == "trickle":
+                answer = text if text is not None else state.planner(prompt)
+                self._trickle(_reply(state, flavour, body, answer), fault.delay)
+                return
             if fault is not None and self._fault(fault):
                 return
             if text is None:
@@ -463,6 +470,22 @@ class _Handler(BaseHTTPRequestHandler):
                 state.served += 1
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
             pass
+
+    def _trickle(self, reply: dict[str, Any], seconds: float) -> None:
+        data = json.dumps(reply).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        until = time.monotonic() + seconds
+        sent = 0
+        while sent < len(data) and time.monotonic() < until:
+            self.wfile.write(data[sent : sent + 1])
+            self.wfile.flush()
+            sent += 1
+            time.sleep(0.2)
+        self.wfile.write(data[sent:])
 
     def _fault(self, fault: _Fault) -> bool:
         """Act out a fault; True when no normal answer must follow."""
