@@ -632,16 +632,18 @@ def _run_dir(
 
 
 def _unfinished_batch_run(folder: Path) -> bool:
-    """True for a run folder with saved batches whose run never finished (a resume)."""
+    """True for a run folder with saved batches whose run never finished (a resume), or a
+    batch run killed before it saved any (nothing was sent: batches are saved before)."""
     from harness.batch import BATCH_FILE
 
-    if not (folder / BATCH_FILE).is_file():
-        return False
+    saved = (folder / BATCH_FILE).is_file()
     try:
         data = json.loads((folder / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return True
-    return not data.get("finished_at")
+        return saved
+    rows = folder / "results.jsonl"
+    unsent = data.get("record_mode") != "none" and not (rows.is_file() and rows.stat().st_size)
+    return not data.get("finished_at") and (saved or unsent)
 
 
 def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:

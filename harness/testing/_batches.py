@@ -8,6 +8,7 @@ held, as a real batch takes a while. Scripted trouble:
   (OpenAI: a line in the error file with a 500 body; Anthropic: an ``errored`` result);
 - ``echo_credentials``: the failures' error messages quote the credential header the batch
   was created with (as a careless gateway does: what redaction must catch);
+- ``poll_failures``: the next status checks answer 500 (a vendor's bad minute);
 - ``expire_after``: the batch expires with only that many requests done (OpenAI ``expired``
   with the rest as ``batch_expired`` errors; Anthropic results of type ``expired``).
 """
@@ -39,6 +40,7 @@ class _Batch:
     polls: int = 0
     input_file_id: str | None = None
     expired: bool = False
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass
@@ -52,6 +54,7 @@ class BatchBook:
     held: bool = False
     fail_when: list[str] = field(default_factory=list)
     echo_credentials: bool = False
+    poll_failures: int = 0
     expire_after: int | None = None
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, _Batch] = field(default_factory=dict)
@@ -67,6 +70,16 @@ class BatchBook:
         """Answer one batch-route request."""
         parts = path.strip("/").split("/")
         with self.lock:
+            polling = method == "GET" and "files" not in parts and "results" not in parts
+            if polling and self.poll_failures > 0:
+                self.poll_failures -= 1
+                return 500, {"error": {"message": "internal error"}}, "application/json"
+            if method == "GET" and parts == ["v1", "batches"]:
+                listed = [self._openai_object(b, self._status(b)) for b in self._newest()]
+                return 200, _page(listed), "application/json"
+            if method == "GET" and parts == ["v1", "messages", "batches"]:
+                listed = [self._anthropic_object(b, ended=self._ended(b)) for b in self._newest()]
+                return 200, _page(listed), "application/json"
             if method == "POST" and path == "/v1/files":
                 return self._upload(headers, raw)
             if method == "POST" and path == "/v1/batches":
@@ -119,7 +132,18 @@ class BatchBook:
 
     def _done(self, batch: _Batch) -> bool:
         batch.polls += 1
+        return self._ended(batch)
+
+    def _ended(self, batch: _Batch) -> bool:
         return not self.held and batch.polls > self.polls_until_done
+
+    def _status(self, batch: _Batch) -> str:
+        if not self._ended(batch):
+            return "in_progress"
+        return "expired" if batch.expired else "completed"
+
+    def _newest(self) -> list[_Batch]:
+        return sorted(self.batches.values(), key=lambda b: b.id, reverse=True)
 
     # -- OpenAI ----------------------------------------------------------------------------------
     def _upload(self, headers: Any, raw: bytes) -> Reply:
@@ -141,6 +165,7 @@ class BatchBook:
         lines = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
         batch = self._new("openai", lines, self._error_message(headers))
         batch.input_file_id = body["input_file_id"]
+        batch.metadata = body.get("metadata")
         return 200, self._openai_object(batch, "validating"), "application/json"
 
     def _openai_status(self, batch_id: str) -> Reply:
@@ -191,7 +216,7 @@ class BatchBook:
                 "completed": len(ok) if done else 0,
                 "failed": len(bad) if done else 0,
             },
-            "metadata": None,
+            "metadata": batch.metadata,
         }
 
     # -- Anthropic -------------------------------------------------------------------------------
@@ -241,7 +266,7 @@ class BatchBook:
             "type": "message_batch",
             "processing_status": "ended" if ended else "in_progress",
             "request_counts": counts,
-            "created_at": "2026-12-01T00:00:00Z",
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created)),
             "expires_at": "2026-12-02T00:00:00Z",
             "ended_at": "2026-12-01T01:00:00Z" if ended else None,
             "archived_at": None,
@@ -250,6 +275,17 @@ class BatchBook:
             if ended
             else None,
         }
+
+
+def _page(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """One page of a list (both vendors' shape: ``data``, ``has_more``, first and last ids)."""
+    return {
+        "object": "list",
+        "data": items,
+        "has_more": False,
+        "first_id": items[0]["id"] if items else None,
+        "last_id": items[-1]["id"] if items else None,
+    }
 
 
 def _file_object(file_id: str, size: int) -> dict[str, Any]:

@@ -330,6 +330,7 @@ class FakePlannerServer:
             book.polls_until_done = 1
             book.fail_when.clear()
             book.echo_credentials = False
+            book.poll_failures = 0
             book.expire_after = None
             book.batches.clear()
             book.files.clear()
