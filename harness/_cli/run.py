@@ -104,11 +104,17 @@ def run_command(
         help="Seconds between batch status checks.",
         show_default=True,
     ),
+    plan_failures_ok: bool = typer.Option(
+        False,
+        "--plan-failures-ok",
+        help="Exit 0 when the run completed but some plans failed (for schedulers: errors, "
+        "gaps, bad input and interrupts still exit 4, 3, 2, 130).",
+    ),
 ) -> None:
     """Evaluate suites: replay recorded planner answers or record them live.
 
-    Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
-    4 infrastructure errors, 130 interrupted.
+    Exit codes: 0 all pass, 1 a case failed (0 with --plan-failures-ok), 2 unusable input,
+    3 missing or stale recordings, 4 infrastructure errors, 130 interrupted.
     """
     from harness._errors import InputError
     from harness._yaml import max_bytes_in_force
@@ -162,6 +168,7 @@ def run_command(
             stats=stats,
             shard=slice_,
             selection=selection,
+            plan_failures_ok=plan_failures_ok,
         )
 
 
@@ -183,6 +190,7 @@ def run_and_report(
     stats: LiveStats | None = None,
     shard: Shard | None = None,
     selection: Selection | None = None,
+    plan_failures_ok: bool = False,
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
@@ -192,7 +200,8 @@ def run_and_report(
     loaded or run is reported at the end (exit 2) and the others still run. SIGINT and
     SIGTERM stop the run under way the same way: finished rows kept, run.json marked
     interrupted, one line saying how to finish, exit 130. ``selection`` is the command line
-    every continue / finish line reproduces (``--record-mode new_episodes``).
+    every continue / finish line reproduces (``--record-mode new_episodes``);
+    ``plan_failures_ok`` turns exit 1 (plans failed) into 0.
     """
     from harness._cli._live_output import print_budget_stop, print_usage
     from harness._cli._live_progress import live_progress
@@ -246,7 +255,8 @@ def run_and_report(
             report_run(stderr, result, str(path), fixtures, selection)
             print_budget_stop(stderr, result, str(path), fixtures, selection)
             results.append(result)
-            worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
+            code = 0 if plan_failures_ok and result.exit_code == 1 else result.exit_code
+            worst = max(worst, code, key=lambda c: _SEVERITY[c])
     if results:
         print_table(stdout, results)
         print_failing(stdout, results)

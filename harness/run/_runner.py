@@ -43,7 +43,7 @@ from harness.run._evaluate import (
 from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
-from harness.run._shard import Shard
+from harness.run._shard import Shard, fixtures_for_shards
 from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
@@ -209,6 +209,9 @@ def run_suite(
     if batch and mode == "none":
         raise InputError("--batch sends live calls: use it with --live or a --record-mode")
     notices = _preflight(suite, chosen, items, mode, fixtures, env)
+    if shard is not None and mode != "none":  # a shard's recordings must reach the merge
+        warning = fixtures_for_shards(fixtures_root(suite, fixtures), env)
+        notices += [warning] if warning else []
     described = [m.describe() for m in chosen]
     costs = model_prices(described, price_table(suite.prices_path, prices))
     controls = None
