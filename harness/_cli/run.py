@@ -136,7 +136,7 @@ def run_command(
         shard=shard,
         max_cost=max_cost,
         max_calls=max_calls,
-        concurrency=concurrency,
+        concurrency=concurrency if concurrency != 4 else None,  # 4: the default
         fixtures=str(fixtures) if fixtures is not None else None,
         out=str(out) if out is not None else None,
         prices=str(prices) if prices is not None else None,
