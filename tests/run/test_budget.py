@@ -305,3 +305,17 @@ class TestMaxCalls:
             json.loads(x) for x in (tmp_path / "run" / "results.jsonl").read_text().splitlines()
         ]
         assert sum(r["status"] == "pass" for r in rows) == 5
+
+
+def test_the_worst_case_never_undercounts_real_usage(shared_data: Path) -> None:
+    """Against the usage OpenAI reported for the agentic gem's recorded calls (real requests
+    with a response schema), the reserved input is never below the billed input."""
+    from harness.recording import read_cassette
+
+    pairs = read_cassette(shared_data / "agentic" / "plan_ruby_coding_agent.yml")
+    assert pairs
+    for request, response in pairs:
+        body = json.loads(request["body"])
+        usage = json.loads(response["body"]["string"])["usage"]
+        reserved, _ = worst_case_tokens(body)
+        assert reserved >= usage["prompt_tokens"], (reserved, usage)
