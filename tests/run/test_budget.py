@@ -62,7 +62,7 @@ def _suite(
     _prices(root)
     server.usage(reasoning_tokens=REASONING, whole_request=True)
     base = server.openai_base_url if provider == "openai" else server.anthropic_base_url
-    model = {
+    model: dict[str, object] = {
         "id": "m",
         "provider": provider,
         "model": "gpt-fake" if provider == "openai" else "claude-fake",
