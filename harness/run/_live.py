@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,8 @@ class LiveControls:
     recorded_output: Mapping[str, float] = field(default_factory=dict)
     """Mean output tokens of each model's existing recordings (model id -> tokens)."""
     stats: LiveStats = field(default_factory=LiveStats)
+    cancelled: Callable[[], bool] = lambda: False
+    """True once the run is stopping: a call waiting for budget room gives up."""
     _history: dict[str, _ModelHistory] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -225,7 +227,10 @@ class LiveControls:
                 refusal = ledger.stopped or self._refusal(worst)
                 if refusal is None:
                     break
-                if wait and not ledger.stopped and ledger.in_flight and "--max-cost" in refusal:
+                waiting = wait and not ledger.stopped and ledger.in_flight
+                if waiting and "--max-cost" in refusal:
+                    if self.cancelled():
+                        return "not called: the run was stopped"
                     ledger.condition.wait(0.1)  # a settling call may make room
                     continue
                 ledger.stopped = refusal

@@ -289,6 +289,8 @@ def run_suite(
 
     done: list[ResultRow] = []
     stop = stop if stop is not None else StopRequest()
+    if controls is not None:  # a call waiting for budget room gives up when the run stops
+        controls.cancelled = stop.is_set
     rows: Generator[ResultRow, None, None] = (
         (replay(item) for item in items)
         if mode == "none"

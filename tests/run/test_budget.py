@@ -319,3 +319,32 @@ def test_the_worst_case_never_undercounts_real_usage(shared_data: Path) -> None:
         usage = json.loads(response["body"]["string"])["usage"]
         reserved, _ = worst_case_tokens(body)
         assert reserved >= usage["prompt_tokens"], (reserved, usage)
+
+
+def test_a_call_waiting_for_room_gives_up_when_the_run_stops() -> None:
+    """A call whose worst case does not fit waits for the calls in flight; when the run stops
+    meanwhile it is not made, and the budget does not claim to have stopped the run."""
+    import threading
+
+    from harness.cost import Price
+    from harness.run import LiveControls
+    from harness.suite import ModelSpec
+
+    model = ModelSpec(id="m", provider="openai", model="gpt-fake", params={"max_tokens": 100})
+    body = {"model": "gpt-fake", "messages": [{"role": "user", "content": "x"}], "max_tokens": 100}
+    stopping = threading.Event()
+    controls = LiveControls(
+        budget=Budget(max_cost=1.5 * (sum(worst_case_tokens(body)[i] or 0 for i in (0, 1)))),
+        prices={"m": Price(1_000_000.0, 1_000_000.0)},  # $1 per token: the worst case in USD
+        cancelled=stopping.is_set,
+    )
+    first = controls.admit(model, "x", body)
+    assert not isinstance(first, str)
+    answer: list[object] = []
+    waiter = threading.Thread(target=lambda: answer.append(controls.admit(model, "x", body)))
+    waiter.start()
+    waiter.join(0.3)
+    assert waiter.is_alive() and not answer  # waiting for the first call to settle
+    stopping.set()
+    waiter.join(5)
+    assert answer == ["not called: the run was stopped"] and controls.stopped is None
