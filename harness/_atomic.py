@@ -4,6 +4,9 @@ Every file planeval writes for others to read (recordings, reports, baselines) g
 here: written to a temp file in the same folder, flushed and fsync'd, given the usual
 permissions (mkstemp would leave it 0600), then renamed over the target. On any error,
 Ctrl+C included, the temp file is removed and the target is untouched.
+
+Every file written here is also a sink of the redaction layer (``harness._redaction``): no
+credential the process knows reaches the disk through it.
 """
 
 from __future__ import annotations
@@ -14,12 +17,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness._redaction import known_secrets, scrub, scrub_bytes
+
 __all__ = ["atomic_path", "atomic_write_text"]
 
 
 @contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
-    """Yield a temp path beside ``path``; when the block succeeds it replaces ``path``."""
+def atomic_path(path: Path, *, scrubbed: bool = False) -> Iterator[Path]:
+    """Yield a temp path beside ``path``; when the block succeeds it replaces ``path``.
+
+    What the block wrote is scrubbed of known credentials before the rename (``scrubbed``:
+    the caller already did).
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -32,6 +41,8 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.umask(mask)
         tmp.chmod(0o666 & ~mask)
         yield tmp
+        if not scrubbed and known_secrets():
+            _scrub_file(tmp)
         with tmp.open("rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -50,7 +61,14 @@ def _naming(exc: OSError, path: Path) -> OSError:
     return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
+def _scrub_file(path: Path) -> None:
+    data = path.read_bytes()
+    clean = scrub_bytes(data)
+    if clean != data:
+        path.write_bytes(clean)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
+    """Write ``text`` (UTF-8, ``\\n`` line ends, known credentials scrubbed) atomically."""
+    with atomic_path(path, scrubbed=True) as tmp:
+        tmp.write_text(scrub(text), encoding="utf-8", newline="\n")

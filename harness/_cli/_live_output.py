@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import RunResult
+    from harness.run import RunResult, Selection
 
 __all__ = ["print_budget_stop", "print_usage"]
 
@@ -37,16 +37,34 @@ def print_usage(console: Console, results: list[RunResult]) -> None:
 
 
 def print_budget_stop(
-    console: Console, result: RunResult, suite_arg: str, fixtures: Path | None
+    console: Console,
+    result: RunResult,
+    suite_arg: str,
+    fixtures: Path | None,
+    selection: Selection | None = None,
 ) -> None:
     """One line when the budget stopped calls, and the command that continues the run."""
     budget = result.manifest.budget or {}
+    uncertain = budget.get("uncertain") or 0
+    if uncertain:
+        console.print(
+            f"budget: ${budget.get('spent', 0):.4f} spent is an upper bound: {uncertain} "
+            "attempt(s) ended without an answer (timeout, dropped connection) and are charged "
+            "their worst case",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     stopped = budget.get("stopped")
     if not stopped:
         return
     refused = [r for r in result.rows if r.status == "missing" and r.detail == stopped]
     reason = stopped.removeprefix("not called: ")
-    command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
+    command = (
+        selection.continue_command()
+        if selection is not None
+        else result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
+    )
     console.print(
         f"budget: {reason}; {len(refused)} sample(s) were not called (missing). "
         f"Continue, paying only for the gaps, with: {command}",

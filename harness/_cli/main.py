@@ -90,6 +90,22 @@ def _root(
     ),
 ) -> None:
     """Evaluate the plans LLM planners write: check, replay, report, gate, execute."""
+    scrub_output()
+
+
+def scrub_output() -> None:
+    """Make stdout and stderr a sink of the redaction layer: every credential the process
+    knows (credential-named environment variables now, API keys and URL passwords as they are
+    read) is replaced before it is printed."""
+    import os
+
+    from harness._redaction import ScrubbingStream, remember_environment
+
+    remember_environment(os.environ)
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if not isinstance(stream, ScrubbingStream):
+            setattr(sys, name, ScrubbingStream(stream))
 
 
 def __getattr__(name: str) -> Any:
@@ -107,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     from harness._errors import InputError, PlanevalError
 
     args = sys.argv[1:] if argv is None else argv
+    scrub_output()
     wanted = args[0] if args and (args[0] in COMMANDS or args[0] in GROUPS) else None
     try:
         code = build_app(wanted)(args=args, prog_name="planeval", standalone_mode=False)

@@ -18,7 +18,7 @@ from harness._cli._output import fail_input, say_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run import LiveStats, RunResult, Shard
+    from harness.run import LiveStats, RunResult, Selection, Shard
 
 _SHOWN = 10
 _SEVERITY = {0: 0, 1: 1, 3: 2, 4: 3}
@@ -79,10 +79,14 @@ def run_command(
         None,
         "--max-cost",
         metavar="USD",
-        help="Live: start no call once this many USD would be exceeded.",
+        help="Live: start no call whose worst case would pass this many USD (one budget for "
+        "every suite of the command; with --shard i/n each shard gets USD/n).",
     ),
     max_calls: int | None = typer.Option(
-        None, "--max-calls", metavar="N", help="Live: start at most this many planner calls."
+        None,
+        "--max-calls",
+        metavar="N",
+        help="Live: start at most this many planner calls (all suites; N/n per shard).",
     ),
     shard: str | None = typer.Option(
         None,
@@ -100,23 +104,45 @@ def run_command(
         help="Seconds between batch status checks.",
         show_default=True,
     ),
+    plan_failures_ok: bool = typer.Option(
+        False,
+        "--plan-failures-ok",
+        help="Exit 0 when the run completed but some plans failed (for schedulers: errors, "
+        "gaps, bad input and interrupts still exit 4, 3, 2, 130).",
+    ),
 ) -> None:
     """Evaluate suites: replay recorded planner answers or record them live.
 
-    Exit codes: 0 all pass, 1 a case failed, 2 unusable input, 3 missing or stale recordings,
-    4 infrastructure errors, 130 interrupted.
+    Exit codes: 0 all pass, 1 a case failed (0 with --plan-failures-ok), 2 unusable input,
+    3 missing or stale recordings, 4 infrastructure errors, 130 interrupted.
     """
     from harness._errors import InputError
     from harness._yaml import max_bytes_in_force
-    from harness.run import Budget, LiveStats, live_record_mode, parse_shard, run_suite
+    from harness.run import Budget, LiveStats, Selection, live_record_mode, parse_shard, run_suite
 
     mode = live_record_mode(live, record_mode, os.environ)
-    budget = Budget(max_cost, max_calls) if max_cost is not None or max_calls is not None else None
     try:
         slice_ = parse_shard(shard) if shard is not None else None
     except InputError as exc:
         fail_input(exc)
+    budget = None  # one budget for every suite this command runs, split evenly over shards
+    if max_cost is not None or max_calls is not None:
+        budget = Budget(max_cost, max_calls, shards=slice_.count if slice_ else 1)
     stats = LiveStats()
+    selection = Selection(  # what every continue / finish line reproduces
+        suites=tuple(map(str, suites)),
+        models=tuple(dict.fromkeys(model)),
+        samples=samples,
+        shard=shard,
+        max_cost=max_cost,
+        max_calls=max_calls,
+        concurrency=concurrency if concurrency != 4 else None,  # 4: the default
+        fixtures=str(fixtures) if fixtures is not None else None,
+        out=str(out) if out is not None else None,
+        prices=str(prices) if prices is not None else None,
+        batch=batch,
+        live=mode != "none",
+    )
 
     evaluate = functools.partial(
         run_suite,
@@ -141,6 +167,8 @@ def run_command(
             show_progress=mode != "none",
             stats=stats,
             shard=slice_,
+            selection=selection,
+            plan_failures_ok=plan_failures_ok,
         )
 
 
@@ -161,6 +189,8 @@ def run_and_report(
     show_progress: bool,
     stats: LiveStats | None = None,
     shard: Shard | None = None,
+    selection: Selection | None = None,
+    plan_failures_ok: bool = False,
 ) -> NoReturn:
     """Load the suites, evaluate each into its run, report, print one table, exit the worst.
 
@@ -169,7 +199,9 @@ def run_and_report(
     ``resume_eval_suite`` with the command's own options bound). A suite that cannot be
     loaded or run is reported at the end (exit 2) and the others still run. SIGINT and
     SIGTERM stop the run under way the same way: finished rows kept, run.json marked
-    interrupted, one line saying how to finish, exit 130.
+    interrupted, one line saying how to finish, exit 130. ``selection`` is the command line
+    every continue / finish line reproduces (``--record-mode new_episodes``);
+    ``plan_failures_ok`` turns exit 1 (plans failed) into 0.
     """
     from harness._cli._live_output import print_budget_stop, print_usage
     from harness._cli._live_progress import live_progress
@@ -220,10 +252,11 @@ def run_and_report(
             except RunInterrupted as interrupted:
                 stopped, stopped_arg = interrupted.result, str(path)
                 break
-            report_run(stderr, result, str(path), fixtures)
-            print_budget_stop(stderr, result, str(path), fixtures)
+            report_run(stderr, result, str(path), fixtures, selection)
+            print_budget_stop(stderr, result, str(path), fixtures, selection)
             results.append(result)
-            worst = max(worst, result.exit_code, key=lambda c: _SEVERITY[c])
+            code = 0 if plan_failures_ok and result.exit_code == 1 else result.exit_code
+            worst = max(worst, code, key=lambda c: _SEVERITY[c])
     if results:
         print_table(stdout, results)
         print_failing(stdout, results)
@@ -236,10 +269,14 @@ def run_and_report(
             kept = stopped.manifest
             expected = kept.expected_rows
             of = f" of {expected}" if expected is not None else ""
+            finish = (
+                selection.continue_command()
+                if selection is not None
+                else finish_command(kept, suite_arg=stopped_arg)
+            )
             say_error(
                 f"interrupted ({why}): {len(stopped.rows)}{of} rows kept in {stopped.run_dir} "
-                f"(run.json marks it interrupted); finish with: "
-                f"{finish_command(kept, suite_arg=stopped_arg)}"
+                f"(run.json marks it interrupted); finish with: {finish}"
             )
         else:
             say_error(f"interrupted ({why}) between suites: the runs listed above are complete")
@@ -270,7 +307,13 @@ def suite_files(args: list[Path]) -> list[Path]:
     return files
 
 
-def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Path | None) -> None:
+def report_run(
+    stderr: Console,
+    result: RunResult,
+    suite_arg: str,
+    fixtures: Path | None,
+    selection: Selection | None = None,
+) -> None:
     """What a person must know about one suite's run, on stderr: where, and what went wrong."""
     stderr.print(
         f"{result.manifest.suite}: {result.run_dir / 'results.jsonl'}",
@@ -295,6 +338,15 @@ def report_run(stderr: Console, result: RunResult, suite_arg: str, fixtures: Pat
             stderr, [f"{r.status}: {r.case} ({r.model}, sample {r.sample})" for r in pending]
         )
         command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
+        if selection is not None and "--model" in command:  # the command as given
+            one_file = len(selection.suites) == 1 and not Path(selection.suites[0]).is_dir()
+            gaps = dict.fromkeys(r.model for r in pending)
+            recordable = [
+                m for m in gaps if (spec := result.suite.model(m)) and spec.provider != "dataset"
+            ]  # narrowed to the models with gaps when one suite file was named
+            command = selection.continue_command(
+                models=recordable if one_file else None, record=True
+            )
         if "--model" in command:
             stderr.print(
                 f"re-record them with: {command}", highlight=False, markup=False, soft_wrap=True

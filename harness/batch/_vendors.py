@@ -6,16 +6,27 @@ OpenAI: a JSONL file of ``{custom_id, method, url, body}`` uploaded with ``files
 file. Anthropic: ``messages.batches.create`` with ``{custom_id, params}``;
 ``messages.batches.retrieve`` until ``ended``; ``messages.batches.results`` streams one result
 per request (``succeeded``, ``errored``, ``canceled``, ``expired``).
+
+Every batch carries the run's client-side tag, so that a run killed between creating a batch
+and writing its id down finds it again (``find``): OpenAI keeps it as the batch's
+``metadata`` (``{"planeval_tag": tag}``) and lists it with ``batches.list``; Anthropic batches
+have no metadata, so the tag prefixes every ``custom_id`` (``<tag>-r0``) and ``find`` matches
+the batches ``messages.batches.list`` shows by creation time and request count.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-__all__ = ["BatchStatus", "Outcome", "poll", "results", "submit"]
+__all__ = ["TAG_KEY", "BatchStatus", "Outcome", "find", "poll", "results", "submit"]
+
+TAG_KEY = "planeval_tag"
+"""The OpenAI batch metadata key holding the run's tag."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +59,19 @@ _OPENAI_ENDED = ("completed", "failed", "expired", "cancelled")
 
 
 def submit(
-    provider: str, client: Any, path: str, requests: list[tuple[str, dict[str, Any]]]
+    provider: str,
+    client: Any,
+    path: str,
+    requests: list[tuple[str, dict[str, Any]]],
+    *,
+    tag: str | None = None,
+    step: Callable[[str], None] = lambda _step: None,
 ) -> str:
-    """Create a batch of ``(custom_id, body)`` requests; return its id."""
+    """Create a batch of ``(custom_id, body)`` requests tagged ``tag``; return its id.
+
+    ``step`` is called after each vendor call that changes something (``uploaded``,
+    ``created``), so a test can stop the process exactly there.
+    """
     if provider == "openai":
         lines = "".join(
             json.dumps({"custom_id": cid, "method": "POST", "url": "/v1" + path, "body": body})
@@ -60,14 +81,45 @@ def submit(
         upload = client.files.create(
             file=("planeval-batch.jsonl", io.BytesIO(lines.encode("utf-8"))), purpose="batch"
         )
+        step("uploaded")
         batch = client.batches.create(
-            input_file_id=upload.id, endpoint="/v1" + path, completion_window="24h"
+            input_file_id=upload.id,
+            endpoint="/v1" + path,
+            completion_window="24h",
+            metadata={TAG_KEY: tag} if tag else None,
         )
+        step("created")
         return str(batch.id)
     batch = client.messages.batches.create(
         requests=[{"custom_id": cid, "params": body} for cid, body in requests]
     )
+    step("created")
     return str(batch.id)
+
+
+def find(
+    provider: str, client: Any, tag: str, *, requests: int, since: float, taken: set[str]
+) -> str | None:
+    """The id of the batch created with ``tag`` (None: none was created).
+
+    OpenAI: the batch whose metadata holds the tag. Anthropic (no metadata): a batch created
+    at or after ``since`` (a POSIX time, less a minute of clock skew) with ``requests``
+    requests that no other entry of the run has ``taken``; when several fit, the oldest.
+    """
+    if provider == "openai":
+        for batch in client.batches.list(limit=100):
+            if (batch.metadata or {}).get(TAG_KEY) == tag:
+                return str(batch.id)
+        return None
+    found = []
+    for batch in client.messages.batches.list(limit=100):
+        created = batch.created_at
+        stamp = created.timestamp() if isinstance(created, datetime) else float(created)
+        c = batch.request_counts
+        total = c.processing + c.succeeded + c.errored + c.canceled + c.expired
+        if stamp >= since - 60 and total == requests and str(batch.id) not in taken:
+            found.append((stamp, str(batch.id)))
+    return min(found)[1] if found else None
 
 
 def poll(provider: str, client: Any, batch_id: str) -> BatchStatus:

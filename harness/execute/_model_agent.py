@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any
 
-from harness._redaction import credentials, redact
+from harness._redaction import credentials, redact, remember
 from harness.execute._context import Agent, TaskContext, TaskError
 
 __all__ = ["make_model_agent", "model_agent"]
@@ -65,6 +65,7 @@ def make_model_agent(
             client = clients["client"] = _client(base_url, api_key_env, request_timeout)
             key = os.environ.get(api_key_env) if api_key_env else None
             clients["secrets"] = credentials(base_url, api_key=key)
+            remember(*clients["secrets"])  # the journal and the output scrub them too
         params: dict[str, Any] = {}
         if temperature is not None:
             params["temperature"] = temperature

@@ -19,6 +19,7 @@ from typing import Any, Final
 import msgspec
 
 from harness._errors import JournalError
+from harness._redaction import scrub_bytes
 
 __all__ = [
     "CHECKSUM_KEY",
@@ -101,6 +102,7 @@ def encode_event(event: str, payload: dict[str, Any], *, source: str | None = No
     body = _encode_plain(record)
     if body is None:
         body = _encode_strict(record, event, source)
+    body = scrub_bytes(body)  # an agent's output echoing a key never reaches the journal
     return body + b',"crc32":"%08x"}\n' % zlib.crc32(body)
 
 

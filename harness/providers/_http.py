@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from harness._redaction import credentials, redact, redact_url
+from harness._redaction import credentials, redact, redact_url, remember, remember_url
 from harness.providers._base import ProviderError, ProviderSetupError
 from harness.providers._retry import parse_retry_after
 from harness.recording import cassette_transport
@@ -87,6 +87,8 @@ class HttpProvider(ABC):
                 f"model {model.id!r} needs an API key for live mode: set {variable}",
                 hint=f"or replay the recordings without --live (key variable: {variable})",
             )
+        remember(key)  # from now on no sink writes or prints it
+        remember_url(self.url(model))
         return key
 
     def import_sdk(self, model: ModelSpec) -> ModuleType:
@@ -154,7 +156,8 @@ class HttpProvider(ABC):
             data = json.loads(text)
         except (ValueError, RecursionError):
             raise ProviderError(
-                f"{shown} answered with a body that is not JSON: {_short(text)!r}",
+                f"{shown} answered with a body that is not JSON: "
+                f"{_short(_scrubbed(text, url, secrets))!r}",
                 retryable=True,
             ) from None
         if not isinstance(data, dict):
@@ -179,6 +182,8 @@ class HttpProvider(ABC):
     def batch_client(self, model: ModelSpec, api_key: str) -> Any:
         """A plain SDK client (no cassette) for the vendor's batch API (``harness.batch``)."""
         sdk = self.import_sdk(model)
+        remember(api_key)
+        remember_url(self.url(model))
         http_client = sdk.DefaultHttpxClient(timeout=model.timeout)
         return self._client(sdk, model, api_key, http_client)
 

@@ -24,6 +24,7 @@ from harness._errors import InputError
 from harness._json import loads
 from harness._redaction import SECRET_QUERY_NAME
 from harness._yaml import SafeLoader, load_yaml_file
+from harness.recording._deadline import DeadlineBackend, deadline
 
 __all__ = [
     "FILTERED_REQUEST_HEADERS",
@@ -104,18 +105,24 @@ def _strip_request(request: Any) -> Any:
         lowered = name.lower()
         if lowered in FILTERED_REQUEST_HEADERS or lowered.startswith(_NOISY_PREFIXES):
             del request.headers[name]
-    parts = urlsplit(request.uri)
+    request.uri = _recorded_uri(request.uri)
+    return request
+
+
+def _recorded_uri(uri: str) -> str:
+    """``uri`` as a cassette keeps it: no userinfo, no key-like query parameter."""
+    parts = urlsplit(uri)
     if "@" in parts.netloc:  # a password in the base_url: never recorded
         parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
-        request.uri = urlunsplit(parts)
+        uri = urlunsplit(parts)
     if parts.query:
         kept = [
             (k, v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
             if not SECRET_QUERY_NAME.search(k)
         ]
-        request.uri = urlunsplit(parts._replace(query=urlencode(kept)))
-    return request
+        uri = urlunsplit(parts._replace(query=urlencode(kept)))
+    return uri
 
 
 def _keep_response(response: dict[str, Any]) -> dict[str, Any] | None:
@@ -206,6 +213,9 @@ def cassette_transport(http_module: ModuleType, cassette: Any = None) -> Any:
     """
     transport = _transport_class(http_module)(verify=_tls_context(http_module))
     transport.cassette = cassette
+    pool = getattr(transport, "_pool", None)  # httpcore's pool: every socket under a deadline
+    if pool is not None and hasattr(pool, "_network_backend"):
+        pool._network_backend = DeadlineBackend(pool._network_backend)
     return transport
 
 
@@ -224,7 +234,10 @@ def _transport_class(http_module: ModuleType) -> type:
     def handle_request(self: Any, request: Any) -> Any:
         if self.cassette is None:
             raise RuntimeError("a cassette transport was used without a cassette")
-        return vcr_handle_request(self.cassette, real, http_module)(self, request)
+        # the client's timeout is the call's total deadline: connect and every read together
+        total = (request.extensions.get("timeout") or {}).get("read")
+        with deadline(total):
+            return vcr_handle_request(self.cassette, real, http_module)(self, request)
 
     made = type(
         "CassetteTransport", (http_module.HTTPTransport,), {"handle_request": handle_request}
@@ -378,7 +391,7 @@ def _differences(stored: dict[str, Any], expected: tuple[str, str, dict[str, Any
     differs = []
     if str(stored.get("method", "")).upper() != method:
         differs.append("method")
-    if stored.get("uri") != uri:
+    if stored.get("uri") not in (uri, _recorded_uri(uri)):  # a recording never holds credentials
         differs.append("uri")
     raw = stored.get("body")
     try:

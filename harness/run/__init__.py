@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         fixtures_root,
         prepare_one,
     )
-    from harness.run._finish import RESUME_SUFFIX, finish_command
+    from harness.run._finish import RESUME_SUFFIX, Selection, finish_command
     from harness.run._limits import ProviderLimits, TokenBucket, limits_from_suite
     from harness.run._live import Budget, LiveControls, LiveStats, estimate_prompt_tokens
     from harness.run._merge import MergeResult, merge_runs
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "_evaluate": ("Pending", "check_record_mode", "evaluate_one", "fixtures_root", "prepare_one"),
-    "_finish": ("RESUME_SUFFIX", "finish_command"),
+    "_finish": ("RESUME_SUFFIX", "Selection", "finish_command"),
     "_limits": ("ProviderLimits", "TokenBucket", "limits_from_suite"),
     "_live": ("Budget", "LiveControls", "LiveStats", "estimate_prompt_tokens"),
     "_merge": ("MergeResult", "merge_runs"),
@@ -70,6 +70,7 @@ __all__ = [
     "RunInterrupted",
     "RunManifest",
     "RunResult",
+    "Selection",
     "Shard",
     "Status",
     "StopRequest",

@@ -171,7 +171,10 @@ def _obtain(
     policy = retry or RetryPolicy(retries=model.retries)
     ticket = None
     if live is not None:
-        admitted = live.admit(model, suite.render_prompt(case))
+        prompt = suite.render_prompt(case)
+        provider = http_provider(model.provider)
+        body = provider.request_body(model, prompt) if provider is not None else None
+        admitted = live.admit(model, prompt, body)
         if isinstance(admitted, str):
             return _Obtained(None, "missing", admitted)
         ticket = admitted
@@ -320,9 +323,21 @@ def _record_http(
 
     def attempt() -> tuple[dict[str, object], float]:
         if live is not None and ticket is not None:
+            if ticket.unknown >= ticket.units:  # the last attempt may have been billed
+                refusal = live.readmit(ticket)
+                if refusal is not None:
+                    raise ProviderError(
+                        f"not retried: {refusal.removeprefix('not called: ')}",
+                        retryable=False,
+                    )
             live.pace(ticket)
         started = time.perf_counter()
-        data = provider.send(model, body, api_key=key, cassette=cassette)
+        try:
+            data = provider.send(model, body, api_key=key, cassette=cassette)
+        except ProviderError as exc:
+            if exc.status is None and ticket is not None:  # no answer: maybe billed
+                ticket.unknown += 1
+            raise
         return data, round((time.perf_counter() - started) * 1000.0, 3)
 
     try:

@@ -28,6 +28,7 @@ from pathlib import Path
 from harness import __version__
 from harness._atomic import atomic_write_text
 from harness._errors import InputError, SuiteError
+from harness._redaction import scrub
 from harness.batch import BatchFailure
 from harness.cost import Price, model_prices, price_table
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
@@ -43,7 +44,7 @@ from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
 from harness.run._metrics import is_unpredicted_gold
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
-from harness.run._shard import Shard
+from harness.run._shard import Shard, fixtures_for_shards
 from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
 from harness.suite import Case, ModelSpec, Suite
@@ -221,6 +222,9 @@ def run_suite(
     if batch and mode == "none":
         raise InputError("--batch sends live calls: use it with --live or a --record-mode")
     notices = _preflight(suite, chosen, items, mode, fixtures, env)
+    if shard is not None and mode != "none":  # a shard's recordings must reach the merge
+        warning = fixtures_for_shards(fixtures_root(suite, fixtures), env)
+        notices += [warning] if warning else []
     described = [m.describe() for m in chosen]
     costs = model_prices(described, price_table(suite.prices_path, prices))
     controls = None
@@ -262,7 +266,9 @@ def run_suite(
     batched: dict[tuple[str, str, int], BatchFailure] | None = None
     if batch:
         try:
-            batched = _send_batches(suite, items, mode, run_dir, fixtures, env, batch_poll, notify)
+            batched = _send_batches(
+                suite, items, mode, run_dir, fixtures, env, batch_poll, notify, controls
+            )
         except KeyboardInterrupt:
             manifest = RunManifest(**{**manifest.to_dict(), "interrupted": True})
             _write_manifest(run_dir, manifest)
@@ -296,6 +302,8 @@ def run_suite(
 
     done: list[ResultRow] = []
     stop = stop if stop is not None else StopRequest()
+    if controls is not None:  # a call waiting for budget room gives up when the run stops
+        controls.cancelled = stop.is_set
     rows: Generator[ResultRow, None, None] = (
         (replay(item) for item in items)
         if mode == "none"
@@ -312,7 +320,7 @@ def run_suite(
                 row = transform(checked) if transform is not None else checked
                 if label is not None:
                     row = dataclasses.replace(row, suite=label)
-                sink.write(json.dumps(_row_dict(row), ensure_ascii=False) + "\n")
+                sink.write(scrub(json.dumps(_row_dict(row), ensure_ascii=False)) + "\n")
                 if time.monotonic() - last_flush >= flush_every:
                     sink.flush()
                     last_flush = time.monotonic()
@@ -374,6 +382,7 @@ def _send_batches(
     env: Mapping[str, str] | None,
     poll_interval: float,
     notify: Callable[[str], None] | None,
+    controls: LiveControls | None = None,
 ) -> dict[tuple[str, str, int], BatchFailure]:
     """The HTTP items that need a call, sent as batches; the samples they failed to answer."""
     from harness.batch import collect_batches
@@ -405,6 +414,7 @@ def _send_batches(
         poll_interval=poll_interval,
         say=notify or (lambda _line: None),
         resume_hint=hint,
+        budget=controls,
     )
 
 
@@ -442,6 +452,21 @@ def _check_budget(
             hint="add them to a price file and pass --prices FILE (docs/cost.md), or leave "
             "those models out with --model",
         )
+    uncapped = [m.id for m in chosen if m.is_http and _uncapped(m)]
+    if uncapped:
+        raise InputError(
+            "--max-cost needs a cap on each call's output (its worst case is reserved before "
+            f"it starts); no max_tokens for model(s) {', '.join(map(repr, uncapped))}",
+            hint="set params: {max_tokens: N} (or max_completion_tokens) for each of them in "
+            "the suite (docs/cost.md)",
+        )
+
+
+def _uncapped(model: ModelSpec) -> bool:
+    from harness.run._live import output_cap
+
+    provider = http_provider(model.provider)
+    return provider is not None and output_cap(provider.request_body(model, "")) is None
 
 
 def _recorded_outputs(
@@ -625,16 +650,18 @@ def _run_dir(
 
 
 def _unfinished_batch_run(folder: Path) -> bool:
-    """True for a run folder with saved batches whose run never finished (a resume)."""
+    """True for a run folder with saved batches whose run never finished (a resume), or a
+    batch run killed before it saved any (nothing was sent: batches are saved before)."""
     from harness.batch import BATCH_FILE
 
-    if not (folder / BATCH_FILE).is_file():
-        return False
+    saved = (folder / BATCH_FILE).is_file()
     try:
         data = json.loads((folder / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return True
-    return not data.get("finished_at")
+        return saved
+    rows = folder / "results.jsonl"
+    unsent = data.get("record_mode") != "none" and not (rows.is_file() and rows.stat().st_size)
+    return not data.get("finished_at") and (saved or unsent)
 
 
 def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:

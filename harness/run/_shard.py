@@ -10,14 +10,20 @@ same file.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from harness._errors import InputError
 
-__all__ = ["Shard", "parse_shard"]
+__all__ = ["Shard", "fixtures_for_shards", "parse_shard"]
+
+_JOB_COPY = "runtime_resources/working_dir_files"
+"""Where Ray unpacks a job's ``--working-dir``: a throw-away copy on the worker node."""
 
 T = TypeVar("T")
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -60,3 +66,33 @@ def parse_shard(text: str) -> Shard:
     if match is None:
         raise InputError(f"--shard {text!r} is not i/n (for example --shard 2/3)")
     return Shard(int(match.group(1)), int(match.group(2)))
+
+
+def fixtures_for_shards(root: Path, environ: Mapping[str, str] | None = None) -> str | None:
+    """Check a live shard's recordings folder is somewhere the merge will find it.
+
+    Returns a one-line warning when ``root`` lies in a temporary folder (the system's, or
+    ``$SLURM_TMPDIR`` / ``$TMPDIR``), else None.
+
+    Raises:
+        InputError: ``root`` is inside a Ray job's copy of its working dir, which is thrown
+            away with the job: every recording would be lost.
+    """
+    env = os.environ if environ is None else environ
+    where = root.resolve()
+    if _JOB_COPY in where.as_posix():
+        raise InputError(
+            "the recordings folder is inside the Ray job's copy of its working dir, which is "
+            "thrown away when the job ends: every recording would be lost",
+            source=str(root),
+            hint="pass --fixtures on storage every node shares (docs/scale.md)",
+        )
+    temporary = {tempfile.gettempdir(), env.get("SLURM_TMPDIR", ""), env.get("TMPDIR", "")}
+    for folder in filter(None, temporary):
+        if where.is_relative_to(Path(folder).resolve()):
+            return (
+                f"the recordings folder {root} is in a temporary folder ({folder}): a shard's "
+                "recordings must outlive the job; pass --fixtures on shared storage "
+                "(docs/scale.md)"
+            )
+    return None

@@ -39,9 +39,16 @@ class ModelSpec:
     structured_output: bool = True
     """Ask for the plan schema (OpenAI ``response_format``, Anthropic tool use)."""
     timeout: float = 120.0
-    """Seconds one request may take before it counts as a timeout."""
+    """Seconds one attempt may take in all (connect, send and every read together) before it
+    counts as a timeout: a total deadline, not a per-read one."""
     retries: int = 4
     """Retries on 429, 5xx, timeouts and dropped connections before the row is ``error``."""
+
+    def __post_init__(self) -> None:
+        if self.base_url:  # a password or key in the URL is never written or printed
+            from harness._redaction import remember_url
+
+            remember_url(self.base_url)
 
     @property
     def is_http(self) -> bool:

@@ -6,6 +6,9 @@ held, as a real batch takes a while. Scripted trouble:
 
 - ``fail_when``: requests whose prompt contains one of these strings fail inside the batch
   (OpenAI: a line in the error file with a 500 body; Anthropic: an ``errored`` result);
+- ``echo_credentials``: the failures' error messages quote the credential header the batch
+  was created with (as a careless gateway does: what redaction must catch);
+- ``poll_failures``: the next status checks answer 500 (a vendor's bad minute);
 - ``expire_after``: the batch expires with only that many requests done (OpenAI ``expired``
   with the rest as ``batch_expired`` errors; Anthropic results of type ``expired``).
 """
@@ -37,6 +40,7 @@ class _Batch:
     polls: int = 0
     input_file_id: str | None = None
     expired: bool = False
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass
@@ -49,6 +53,8 @@ class BatchBook:
     polls_until_done: int = 1
     held: bool = False
     fail_when: list[str] = field(default_factory=list)
+    echo_credentials: bool = False
+    poll_failures: int = 0
     expire_after: int | None = None
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, _Batch] = field(default_factory=dict)
@@ -64,10 +70,20 @@ class BatchBook:
         """Answer one batch-route request."""
         parts = path.strip("/").split("/")
         with self.lock:
+            polling = method == "GET" and "files" not in parts and "results" not in parts
+            if polling and self.poll_failures > 0:
+                self.poll_failures -= 1
+                return 500, {"error": {"message": "internal error"}}, "application/json"
+            if method == "GET" and parts == ["v1", "batches"]:
+                listed = [self._openai_object(b, self._status(b)) for b in self._newest()]
+                return 200, _page(listed), "application/json"
+            if method == "GET" and parts == ["v1", "messages", "batches"]:
+                listed = [self._anthropic_object(b, ended=self._ended(b)) for b in self._newest()]
+                return 200, _page(listed), "application/json"
             if method == "POST" and path == "/v1/files":
                 return self._upload(headers, raw)
             if method == "POST" and path == "/v1/batches":
-                return self._openai_create(json.loads(raw or b"{}"))
+                return self._openai_create(json.loads(raw or b"{}"), headers)
             if method == "GET" and len(parts) == 3 and parts[1] == "batches":
                 return self._openai_status(parts[2])
             if method == "GET" and len(parts) == 4 and parts[1] == "files":
@@ -76,7 +92,7 @@ class BatchBook:
                     return 404, {"error": {"message": "no such file"}}, "application/json"
                 return 200, data.decode("utf-8"), "application/jsonl"
             if method == "POST" and path == "/v1/messages/batches":
-                return self._anthropic_create(json.loads(raw or b"{}"))
+                return self._anthropic_create(json.loads(raw or b"{}"), headers)
             if method == "GET" and len(parts) == 4 and parts[2] == "batches":
                 return self._anthropic_status(parts[3])
             if method == "GET" and len(parts) == 5 and parts[4] == "results":
@@ -84,7 +100,15 @@ class BatchBook:
         return 404, {"error": {"message": f"no route {method} {path}"}}, "application/json"
 
     # -- shared ----------------------------------------------------------------------------------
-    def _new(self, flavour: str, requests: list[dict[str, Any]]) -> _Batch:
+    def _error_message(self, headers: Any) -> str:
+        if not self.echo_credentials:
+            return "internal error"
+        sent = headers.get("Authorization") or headers.get("x-api-key") or ""
+        return f"internal error (credentials: {sent})"
+
+    def _new(
+        self, flavour: str, requests: list[dict[str, Any]], message: str = "internal error"
+    ) -> _Batch:
         self.created += 1
         prefix = "batch_" if flavour == "openai" else "msgbatch_"
         batch = _Batch(f"{prefix}{self.created:04d}", flavour, int(time.time()), requests)
@@ -95,7 +119,9 @@ class BatchBook:
                 batch.expired = True
                 batch.results.append({"custom_id": request["custom_id"], "kind": "expired"})
             elif any(w in prompt for w in self.fail_when):
-                batch.results.append({"custom_id": request["custom_id"], "kind": "errored"})
+                batch.results.append(
+                    {"custom_id": request["custom_id"], "kind": "errored", "message": message}
+                )
             else:
                 reply = self.answer(flavour, body)
                 batch.results.append(
@@ -106,7 +132,18 @@ class BatchBook:
 
     def _done(self, batch: _Batch) -> bool:
         batch.polls += 1
+        return self._ended(batch)
+
+    def _ended(self, batch: _Batch) -> bool:
         return not self.held and batch.polls > self.polls_until_done
+
+    def _status(self, batch: _Batch) -> str:
+        if not self._ended(batch):
+            return "in_progress"
+        return "expired" if batch.expired else "completed"
+
+    def _newest(self) -> list[_Batch]:
+        return sorted(self.batches.values(), key=lambda b: b.id, reverse=True)
 
     # -- OpenAI ----------------------------------------------------------------------------------
     def _upload(self, headers: Any, raw: bytes) -> Reply:
@@ -121,13 +158,14 @@ class BatchBook:
         self.files[file_id] = data if isinstance(data, bytes) else b""
         return 200, _file_object(file_id, len(self.files[file_id])), "application/json"
 
-    def _openai_create(self, body: dict[str, Any]) -> Reply:
+    def _openai_create(self, body: dict[str, Any], headers: Any) -> Reply:
         data = self.files.get(body.get("input_file_id", ""))
         if data is None:
             return 400, {"error": {"message": "unknown input_file_id"}}, "application/json"
         lines = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
-        batch = self._new("openai", lines)
+        batch = self._new("openai", lines, self._error_message(headers))
         batch.input_file_id = body["input_file_id"]
+        batch.metadata = body.get("metadata")
         return 200, self._openai_object(batch, "validating"), "application/json"
 
     def _openai_status(self, batch_id: str) -> Reply:
@@ -178,12 +216,13 @@ class BatchBook:
                 "completed": len(ok) if done else 0,
                 "failed": len(bad) if done else 0,
             },
-            "metadata": None,
+            "metadata": batch.metadata,
         }
 
     # -- Anthropic -------------------------------------------------------------------------------
-    def _anthropic_create(self, body: dict[str, Any]) -> Reply:
-        batch = self._new("anthropic", list(body.get("requests") or []))
+    def _anthropic_create(self, body: dict[str, Any], headers: Any) -> Reply:
+        requests = list(body.get("requests") or [])
+        batch = self._new("anthropic", requests, self._error_message(headers))
         return 200, self._anthropic_object(batch, ended=False), "application/json"
 
     def _anthropic_status(self, batch_id: str) -> Reply:
@@ -203,7 +242,10 @@ class BatchBook:
             elif r["kind"] == "errored":
                 result = {
                     "type": "errored",
-                    "error": {"type": "error", "error": {"type": "api_error", "message": "boom"}},
+                    "error": {
+                        "type": "error",
+                        "error": {"type": "api_error", "message": r.get("message", "boom")},
+                    },
                 }
             else:
                 result = {"type": "expired"}
@@ -224,7 +266,7 @@ class BatchBook:
             "type": "message_batch",
             "processing_status": "ended" if ended else "in_progress",
             "request_counts": counts,
-            "created_at": "2026-12-01T00:00:00Z",
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created)),
             "expires_at": "2026-12-02T00:00:00Z",
             "ended_at": "2026-12-01T01:00:00Z" if ended else None,
             "archived_at": None,
@@ -233,6 +275,17 @@ class BatchBook:
             if ended
             else None,
         }
+
+
+def _page(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """One page of a list (both vendors' shape: ``data``, ``has_more``, first and last ids)."""
+    return {
+        "object": "list",
+        "data": items,
+        "has_more": False,
+        "first_id": items[0]["id"] if items else None,
+        "last_id": items[-1]["id"] if items else None,
+    }
 
 
 def _file_object(file_id: str, size: int) -> dict[str, Any]:
@@ -261,7 +314,9 @@ def _openai_error(r: dict[str, Any]) -> dict[str, Any]:
         "response": {
             "status_code": 500,
             "request_id": "req",
-            "body": {"error": {"message": "internal error", "type": "server_error"}},
+            "body": {
+                "error": {"message": r.get("message", "internal error"), "type": "server_error"}
+            },
         },
         "error": None,
     }

@@ -26,7 +26,9 @@ from harness.testing._batches import BatchBook
 
 __all__ = ["FAULTS", "FakePlannerServer", "FaultKind", "ReceivedRequest", "default_planner"]
 
-FaultKind = Literal["rate_limit", "server_error", "slow", "drop", "not_json", "bad_key"]
+FaultKind = Literal[
+    "rate_limit", "server_error", "slow", "drop", "not_json", "bad_key", "echo_headers", "trickle"
+]
 FAULTS: tuple[FaultKind, ...] = (
     "rate_limit",
     "server_error",
@@ -34,6 +36,8 @@ FAULTS: tuple[FaultKind, ...] = (
     "drop",
     "not_json",
     "bad_key",
+    "echo_headers",
+    "trickle",
 )
 
 
@@ -90,6 +94,7 @@ class _Fault:
     when: str | None
     retry_after: str | None
     delay: float
+    status: int = 200
 
 
 @dataclass(slots=True)
@@ -116,6 +121,8 @@ class _State:
     gzip: bool = False
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    whole_request: bool = False
+    billed: list[tuple[str, int, int]] = field(default_factory=list)
     limit: _RateLimit | None = None
     batches: Any = None
     rejected: int = 0
@@ -204,9 +211,7 @@ class FakePlannerServer:
         with state.lock:
             text = next((t for w, t in state.answers if w is None or w in prompt), None)
         text = text if text is not None else state.planner(prompt)
-        if flavour == "openai":
-            return _openai_reply(body, text, state.cached_tokens, state.reasoning_tokens)
-        return _anthropic_reply(body, text, state.cached_tokens)
+        return _reply(state, flavour, body, text)
 
     # -- scripting -------------------------------------------------------------------------
     def answer(self, text: str, *, when: str | None = None) -> None:
@@ -225,26 +230,56 @@ class FakePlannerServer:
         when: str | None = None,
         retry_after: float | str | None = None,
         delay: float = 5.0,
+        status: int = 200,
     ) -> None:
         """Make the next ``times`` requests (whose prompt contains ``when``) fail.
 
         Kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500), ``slow``
         (wait ``delay`` seconds, then answer), ``drop`` (close the connection without a reply),
         ``not_json`` (200 with an HTML body), ``bad_key`` (401 whose message quotes the API
-        key and the request path, as some servers do: what redaction must catch).
+        key and the request path, as some servers do: what redaction must catch),
+        ``echo_headers`` (a plain-text body of HTTP ``status`` that quotes the request line
+        and every request header, as a misconfigured proxy's debug page does), ``trickle``
+        (a 200 whose body arrives one byte every 0.2 s for ``delay`` seconds, then the rest:
+        no single read ever waits long).
         """
         if kind not in FAULTS:
             raise ValueError(f"unknown fault {kind!r}; choose one of {', '.join(FAULTS)}")
         after = None if retry_after is None else str(retry_after)
         with self._state.lock:
-            self._state.faults.append(_Fault(kind, times, when, after, delay))
+            self._state.faults.append(_Fault(kind, times, when, after, delay, status))
 
-    def usage(self, *, cached_tokens: int = 0, reasoning_tokens: int = 0) -> None:
+    def usage(
+        self, *, cached_tokens: int = 0, reasoning_tokens: int = 0, whole_request: bool = False
+    ) -> None:
         """Report ``cached_tokens`` cache hits and ``reasoning_tokens`` in every answer's usage
-        (OpenAI ``*_tokens_details``; Anthropic ``cache_read_input_tokens``)."""
+        (OpenAI ``*_tokens_details``; Anthropic ``cache_read_input_tokens``).
+
+        With ``whole_request``, usage is what a vendor bills: input counts the whole request
+        body (the response schema and tools too, one token per three bytes) and output counts
+        the reasoning tokens as well as the answer's, capped at the request's ``max_tokens``
+        (or ``max_completion_tokens``)."""
         with self._state.lock:
             self._state.cached_tokens = cached_tokens
             self._state.reasoning_tokens = reasoning_tokens
+            self._state.whole_request = whole_request
+
+    def billed_usd(self, prices: dict[str, tuple[float, float]]) -> float:
+        """What the server billed: the usage of every answer it produced (direct or in a batch,
+        delivered or not: a client that timed out is billed all the same) at ``prices``
+        (model name -> USD per million input and output tokens; batches at the full rate)."""
+        with self._state.lock:
+            billed = list(self._state.billed)
+        return sum(
+            (tokens_in * prices[model][0] + tokens_out * prices[model][1]) / 1e6
+            for model, tokens_in, tokens_out in billed
+        )
+
+    @property
+    def billed_calls(self) -> int:
+        """Answers the server produced and billed."""
+        with self._state.lock:
+            return len(self._state.billed)
 
     def limit_rate(self, requests_per_second: float | None, *, burst: float | None = None) -> None:
         """Answer 429 (with ``Retry-After``) to model calls beyond ``requests_per_second``.
@@ -287,11 +322,15 @@ class FakePlannerServer:
             self._state.served = 0
             self._state.cached_tokens = 0
             self._state.reasoning_tokens = 0
+            self._state.whole_request = False
+            self._state.billed.clear()
         book = self._state.batches
         with book.lock:
             book.held = False
             book.polls_until_done = 1
             book.fail_when.clear()
+            book.echo_credentials = False
+            book.poll_failures = 0
             book.expire_after = None
             book.batches.clear()
             book.files.clear()
@@ -302,6 +341,16 @@ class FakePlannerServer:
         """Every request received so far, in order."""
         with self._state.lock:
             return list(self._state.requests)
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until no model call is being handled (slow answers finished and billed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._state.lock:
+                if not self._state.in_flight:
+                    return True
+            time.sleep(0.02)
+        return False
 
     @property
     def max_in_flight(self) -> int:
@@ -406,21 +455,38 @@ class _Handler(BaseHTTPRequestHandler):
         if state.latency:
             time.sleep(state.latency)
         try:
+            if fault is not None and fault.kind == "drop":  # the work was done, and is billed
+                _reply(state, flavour, body, text if text is not None else state.planner(prompt))
+            if fault is not None and fault.kind == "trickle":
+                answer = text if text is not None else state.planner(prompt)
+                self._trickle(_reply(state, flavour, body, answer), fault.delay)
+                return
             if fault is not None and self._fault(fault):
                 return
             if text is None:
                 text = state.planner(prompt)
-            extra = (state.cached_tokens, state.reasoning_tokens)
-            reply = (
-                _openai_reply(body, text, *extra)
-                if flavour == "openai"
-                else _anthropic_reply(body, text, extra[0])
-            )
+            reply = _reply(state, flavour, body, text)
             self._send(200, reply)
             with state.lock:
                 state.served += 1
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
             pass
+
+    def _trickle(self, reply: dict[str, Any], seconds: float) -> None:
+        data = json.dumps(reply).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        until = time.monotonic() + seconds
+        sent = 0
+        while sent < len(data) and time.monotonic() < until:
+            self.wfile.write(data[sent : sent + 1])
+            self.wfile.flush()
+            sent += 1
+            time.sleep(0.2)
+        self.wfile.write(data[sent:])
 
     def _fault(self, fault: _Fault) -> bool:
         """Act out a fault; True when no normal answer must follow."""
@@ -439,6 +505,15 @@ class _Handler(BaseHTTPRequestHandler):
             key = auth.split(None, 1)[-1] if auth else ""
             message = f"Incorrect API key provided: {key} (POST {self.path})"
             self._send(401, {"error": {"message": message, "type": "invalid_request_error"}})
+            return True
+        if fault.kind == "echo_headers":
+            lines = [f"POST {self.path}", *(f"{k}: {v}" for k, v in self.headers.items())]
+            echoed = "\n".join(lines).encode("utf-8")
+            self.send_response(fault.status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(echoed)))
+            self.end_headers()
+            self.wfile.write(echoed)
             return True
         if fault.kind == "server_error":
             self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
@@ -490,6 +565,38 @@ def _prompt_of(body: Any) -> str:
 
 def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
+
+
+def _reply(state: _State, flavour: str, body: Any, text: str) -> dict[str, Any]:
+    """The answer's body, its usage as configured; the usage is billed."""
+    if flavour == "openai":
+        reply = _openai_reply(body, text, state.cached_tokens, state.reasoning_tokens)
+    else:
+        reply = _anthropic_reply(body, text, state.cached_tokens)
+    usage = reply["usage"]
+    model = str(reply.get("model"))
+    if state.whole_request and isinstance(body, dict):
+        tokens_in = max(1, len(json.dumps(body).encode("utf-8")) // 3)
+        tokens_out = _tokens(text) + state.reasoning_tokens
+        cap = body.get("max_completion_tokens") or body.get("max_tokens")
+        if isinstance(cap, int):
+            tokens_out = min(tokens_out, cap)
+        if flavour == "openai":
+            usage.update(
+                prompt_tokens=tokens_in,
+                completion_tokens=tokens_out,
+                total_tokens=tokens_in + tokens_out,
+            )
+        else:
+            usage.update(input_tokens=tokens_in, output_tokens=tokens_out)
+            usage.update(cache_read_input_tokens=0)
+    if flavour == "openai":
+        billed = (usage["prompt_tokens"], usage["completion_tokens"])
+    else:
+        billed = (usage["input_tokens"] + usage["cache_read_input_tokens"], usage["output_tokens"])
+    with state.lock:
+        state.billed.append((model, *billed))
+    return reply
 
 
 def _openai_reply(body: Any, text: str, cached: int = 0, reasoning: int = 0) -> dict[str, Any]:

@@ -37,6 +37,15 @@ def _run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def _saved_batch(out: Path) -> bool:
+    """True once batch.json names a created batch (it holds the intent before that)."""
+    try:
+        state = json.loads((out / "batch.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return any(entry.get("batch_id") for entry in state["batches"])
+
+
 def _direct_calls(server: FakePlannerServer) -> int:
     return sum(r.path in ("/v1/chat/completions", "/v1/messages") for r in server.requests)
 
@@ -117,9 +126,9 @@ def test_killed_while_waiting_resumes_the_same_batch(
     )
     try:
         deadline = time.monotonic() + 60
-        while not (out / "batch.json").exists() and time.monotonic() < deadline:
+        while not _saved_batch(out) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert (out / "batch.json").exists()
+        assert _saved_batch(out)  # created and its id saved: the run is waiting on it
         time.sleep(0.3)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
