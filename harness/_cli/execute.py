@@ -75,6 +75,13 @@ def execute_command(
             "--reset-attempts", help="With --resume: give every task a fresh total budget."
         ),
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="With --resume: refuse a journal with a damaged or missing line (exit 2).",
+        ),
+    ] = False,
     grace: Annotated[
         float,
         typer.Option(
@@ -146,6 +153,7 @@ def execute_command(
             max_attempts=max_attempts,
             max_total_attempts=max_total_attempts,
             reset_attempts=reset_attempts,
+            strict=strict,
             grace=grace,
             backoff=backoff,
             timeout=timeout,
@@ -194,6 +202,10 @@ def _progress(event: str, payload: dict[str, Any]) -> None:
         line = f"resumed: {len(restored)} task(s) restored" + (
             f", from {payload['from']}" if payload.get("from") else ""
         )
+        if payload.get("in_doubt"):
+            line += "\nrun again (damaged journal lines hide their state): " + ", ".join(
+                payload["in_doubt"]
+            )
     elif event == "plan_interrupted":
         line = f"interrupted ({payload['reason']}); resume with --resume"
     elif event == "task_attempt_ended":

@@ -18,8 +18,10 @@ from harness.execute._result import ExecutionResult
 from harness.execute._resume import decide_resume
 from harness.execute._scheduler import EventHook, Execution
 from harness.journal import (
+    JournalDamagedError,
     JournalLock,
     JournalWriter,
+    ReplayState,
     prepare_journal_folder,
     replay,
     require_journal,
@@ -46,6 +48,7 @@ def execute(
     max_attempts: int = 3,
     max_total_attempts: int = DEFAULT_MAX_TOTAL_ATTEMPTS,
     reset_attempts: bool = False,
+    strict: bool = False,
     backoff: float = 0.5,
     max_backoff: float = 30.0,
     timeout: float | None = None,
@@ -75,6 +78,10 @@ def execute(
             spent the task fails for good (error_type ``AttemptsExhausted``) and later
             resumes do not try it again unless ``from_task`` covers it or ``reset_attempts``.
         reset_attempts: with ``resume``, give every task a fresh total budget.
+        strict: with ``resume``, refuse a journal with a damaged, missing, duplicated or
+            moved line (``JournalDamagedError`` naming the first); a torn last line (a
+            crash mid-write) is still cut off. Tolerant (the default): the tasks the damage
+            hides run again, once.
         backoff: seconds before the first retry; doubles on each retry (with jitter).
         max_backoff: cap on the wait between retries.
         timeout: seconds an attempt may take (a task's own ``timeout`` key wins); past it
@@ -120,6 +127,8 @@ def execute(
                 hint="pass --resume to continue it, or choose a new journal file",
             )
         state = replay(path) if has_events else None
+        if strict and state is not None:
+            _refuse_damage(state)
         decision = decide_resume(
             plan,
             graph,
@@ -150,6 +159,18 @@ def execute(
         with writer, _signals(run, handle_signals):
             run.writer = writer
             return run.go(resume=resume)
+
+
+def _refuse_damage(state: ReplayState) -> None:
+    """Strict resume: damage other than a torn last line is an error naming its line."""
+    damage = [d for d in state.damage if not d.torn]
+    if damage:
+        raise JournalDamagedError(
+            damage[0],
+            state,
+            hint="see `planeval journal verify` for every damaged line; resume without "
+            "--strict to run the tasks the damage hides again (with their idempotency keys)",
+        )
 
 
 def _default_agent() -> Agent:

@@ -45,6 +45,10 @@ class ResumeDecision:
     """With ``force`` on a changed structure: tasks added, removed and changed."""
     invalidated: tuple[str, ...] = ()
     """Journalled successes not restored because the task or something upstream changed."""
+    in_doubt: tuple[str, ...] = ()
+    """Tasks run again because damage hides their state (``state.suspect``) or that of a
+    task upstream; their total budget is not reset (only ``from`` and ``reset_attempts``
+    reset it)."""
 
 
 def decide_resume(
@@ -82,9 +86,8 @@ def decide_resume(
         return ResumeDecision(
             (), {}, {}, from_task=start, rerun=rerun, forced=forced, structure=structure
         )
-    doubtful = [t for t in state.suspect if t in graph.dependents]
-    if doubtful:  # damage left two outputs: the task and everything fed by it run again
-        rerun = rerun | frozenset(graph.downstream(doubtful))
+    # Damage hides these tasks' state: they and everything fed by them run again.
+    doubt = frozenset(graph.downstream([t for t in state.suspect if t in graph.dependents]))
     touched = frozenset(graph.downstream([*changes.added, *changes.changed]))
 
     plan_ids = set(plan.task_ids)
@@ -114,6 +117,8 @@ def decide_resume(
         spent[task.id] = used
         if record.status != "succeeded" or task.id in rerun:
             continue
+        if task.id in doubt:
+            continue
         if task.id in touched:
             invalidated.append(task.id)
             continue
@@ -134,6 +139,7 @@ def decide_resume(
         else {"digest": structure["digest"]},
         changed=changes.to_dict() if changes else {},
         invalidated=tuple(invalidated),
+        in_doubt=tuple(t for t in graph.topological if t in doubt),
     )
 
 

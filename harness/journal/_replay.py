@@ -19,7 +19,7 @@ from zlib import crc32
 
 from harness._errors import JournalError
 from harness._gc import gc_paused
-from harness.journal._events import TASK_EVENTS, checksum_state
+from harness.journal._events import TASK_EVENTS, checksum_state, link_of
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 
 __all__ = ["MAX_LINE", "replay", "require_journal", "require_regular_file"]
@@ -33,6 +33,13 @@ _CRC_INFIX = ',"crc32":"'
 _CHECKSUM_MISMATCH = "checksum mismatch: the line changed after it was written (not restored)"
 _CHECKSUM_MISSING_V2 = "no checksum, though its journal_version says every line has one"
 _CHECKSUM_MISSING = "no checksum, though the lines before it have one (not restored)"
+_LINK_INFIX = ',"prev":"'
+_LINK_MISSING = "no chain link, though the lines before it have one (not restored)"
+_LINK_MISSING_V3 = "no chain link, though its journal_version says every line has one"
+_GAP = (
+    "the chain of checksums breaks here: a line before it is missing, duplicated or out of "
+    "order (its link is {found}, the line before passes {expected})"
+)
 
 
 class _Task:
@@ -52,6 +59,7 @@ class _Task:
     retryable: bool | None = None
     blocked_by: str | None = None
     line = 0
+    last = 0  # the line of its latest event, whatever it was
     base = 0  # attempts before the last budget reset
 
     def __init__(self, task_id: str) -> None:
@@ -157,7 +165,11 @@ class _Replayer:
         self.interruptions = 0
         self.torn: Damage | None = None
         self.checksummed = False  # a checksummed line was seen: every later one needs one
+        self.chained = False  # a chained line was seen: every later one needs a link
+        self.last_bad = -1  # the last damaged line (the chain is not checked right after it)
         self.suspect: dict[str, None] = {}
+        self.lost: list[int] = []  # lines where an event may have been lost (not blank ones)
+        self.settled_at = 0  # the last plan_resumed: it decided what damage before it left
         self.fingerprints: dict[str, str] | None = None
 
     def run(self, lines: Iterable[str | bytes]) -> ReplayState:
@@ -169,8 +181,10 @@ class _Replayer:
         task_event = self._task_event
         line_no = 0
         events = 0
+        before: str | bytes | None = None  # the raw line before this one
         for line in lines:
             line_no += 1
+            previous, before = before, line
             if isinstance(line, bytes):
                 if type(line) is _Oversize:
                     self._damaged(line_no, _OVERSIZE_REASON, line)
@@ -183,7 +197,7 @@ class _Replayer:
             if line[-1:] != "\n":
                 self.events += events
                 events = 0
-                self._tail(line, line_no)
+                self._tail(line, line_no, previous)
                 break
             # The checksum (CRC-32 of the bytes before ,"crc32":"), checked before parsing.
             has_crc = False
@@ -196,6 +210,19 @@ class _Replayer:
                     self._damaged(line_no, _CHECKSUM_MISMATCH, line)
                     continue
                 self.checksummed = has_crc = True
+                # The chain: ,"prev":"<link of the line before>" just before the checksum.
+                if line[-39:-30] == _LINK_INFIX:
+                    self.chained = True
+                    link = (
+                        previous[-11:-3]
+                        if type(previous) is str and previous[-21:-11] == _CRC_INFIX
+                        else link_of(previous)
+                    )
+                    if line[-30:-22] != link and self.last_bad != line_no - 1:
+                        self._gap(line_no, line, line[-30:-22], link)
+                elif self.chained:
+                    self._damaged(line_no, _LINK_MISSING, line)
+                    continue
             elif self.checksummed:
                 self._damaged(line_no, _CHECKSUM_MISSING, line)
                 continue
@@ -228,9 +255,13 @@ class _Replayer:
                 self._damaged(line_no, "an object without a string 'event' field", line)
                 continue
             if event not in TASK_EVENTS:
-                if not has_crc and event == "plan_started" and _versioned(entry):
-                    self._damaged(line_no, _CHECKSUM_MISSING_V2, line)
-                    continue
+                if event == "plan_started" and not self.chained and _versioned(entry):
+                    if not has_crc:
+                        self._damaged(line_no, _CHECKSUM_MISSING_V2, line)
+                        continue
+                    if _versioned(entry, 3):
+                        self._damaged(line_no, _LINK_MISSING_V3, line)
+                        continue
                 events += 1
                 self._plan_event(event, entry, line_no)
                 completed = self.completed  # a resume may replace it
@@ -243,6 +274,7 @@ class _Replayer:
             task = tasks.get(task_id)
             if task is None:
                 task = tasks[task_id] = _Task(task_id)
+            task.last = line_no
             # The two events of every healthy attempt are handled inline.
             if event == "task_started":
                 attempt = entry.get("attempt")  # the gem writes no attempt
@@ -355,6 +387,7 @@ class _Replayer:
             self.resumes += 1
             self.status = "running"
             self._restore(entry)
+            self._settle(entry, line_no)
         elif event == "plan_completed":
             if type(plan_id) is str:
                 self.plan_id = plan_id
@@ -411,12 +444,28 @@ class _Replayer:
         for task_id in keep:
             self.completed.setdefault(task_id, None)
 
-    def _tail(self, raw: str, line_no: int) -> None:
+    def _settle(self, entry: dict[str, Any], line_no: int) -> None:
+        """A resume decided, from the journal it read, what damage before it left: the tasks
+        it did not restore start afresh after it. Only a task with two different outputs that
+        it did restore stays in doubt (the damage may have come after the resume was written,
+        so which output it meant cannot be told); the next resume runs it again, once."""
+        restored = entry.get("restored")
+        kept = set(restored) if isinstance(restored, list) else set()
+        self.suspect = {t: None for t in self.suspect if t in kept}
+        self.settled_at = line_no
+
+    def _tail(self, raw: str, line_no: int, previous: str | bytes | None) -> None:
         """The last line has no newline: a complete event, or a torn one."""
         checksum = checksum_state(raw)
-        if checksum == "bad" or (checksum == "none" and self.checksummed):
+        linked = raw[-38:-29] == _LINK_INFIX
+        unlinked = checksum == "ok" and not linked and self.chained
+        if checksum == "bad" or (checksum == "none" and self.checksummed) or unlinked:
             entry = None
         else:
+            if linked and checksum == "ok" and self.last_bad != line_no - 1:
+                link = link_of(previous)
+                if raw[-29:-21] != link:
+                    self._gap(line_no, raw, raw[-29:-21], link)
             try:
                 entry = json.loads(raw)
             except ValueError:
@@ -428,6 +477,7 @@ class _Replayer:
             task_id = entry.get("task_id")
             if event in TASK_EVENTS and type(task_id) is str:
                 task = self.tasks.get(task_id) or self.tasks.setdefault(task_id, _Task(task_id))
+                task.last = line_no
                 self._task_event(event, entry, task, line_no)
                 return
             if event not in TASK_EVENTS:
@@ -442,14 +492,35 @@ class _Replayer:
         self.damage.append(self.torn)
 
     def _damaged(self, line_no: int, reason: str, raw: str | bytes) -> None:
+        """A line that cannot be used: whatever event it held is lost (a blank line held
+        none)."""
+        self.last_bad = line_no
+        if type(raw) is _Oversize or (raw.strip() if isinstance(raw, str) else raw):
+            self.lost.append(line_no)
         self.damage.append(Damage(line_no, reason, _excerpt(raw)))
 
+    def _gap(self, line_no: int, line: str, found: str, expected: str) -> None:
+        """The line is whole, but the chain breaks before it: lines were lost or moved.
+
+        The line itself is read (its checksum holds); what came before it is in doubt.
+        """
+        reason = _GAP.format(found=found, expected=expected)
+        self.lost.append(line_no)
+        self.damage.append(Damage(line_no, reason, _excerpt(line), gap=True))
+
     def _state(self) -> ReplayState:
-        for task_id in self.suspect:
-            if task_id in self.completed:
-                del self.completed[task_id]
-                self.tasks[task_id].status = "pending"
-                self.tasks[task_id].output = None
+        # Damage no resume has decided on yet: every task with an event at or after it is
+        # unknown (a lost line may have been a resume that dropped its success, or the
+        # success itself); it runs again, with the same idempotency key.
+        open_damage = [line for line in self.lost if line > self.settled_at]
+        if open_damage:
+            first = open_damage[0]
+            for task in self.tasks.values():
+                if task.last >= first:
+                    self.suspect.setdefault(task.task_id, None)
+        for task_id in self.suspect:  # the journalled output stays readable, not restored
+            self.completed.pop(task_id, None)
+            self.tasks[task_id].status = "unknown"
         return ReplayState(
             suspect=tuple(self.suspect),
             task_fingerprints=self.fingerprints,
@@ -470,10 +541,11 @@ class _Replayer:
         )
 
 
-def _versioned(entry: dict[str, Any]) -> bool:
-    """True for a ``plan_started`` of journal version 2 or later (every line checksummed)."""
+def _versioned(entry: dict[str, Any], at_least: int = 2) -> bool:
+    """True for a ``plan_started`` of journal version ``at_least`` or later (2: every line
+    checksummed; 3: every line chained)."""
     version = entry.get("journal_version")
-    return type(version) is int and version >= 2
+    return type(version) is int and version >= at_least
 
 
 def _attempt(entry: dict[str, Any]) -> int:
