@@ -12,7 +12,7 @@ from typing import Any
 
 from harness._errors import JournalError
 from harness.execute._attempts import StopSignal
-from harness.execute._context import Agent
+from harness.execute._context import Agent, agent_reads
 from harness.execute._graph import TaskGraph
 from harness.execute._result import ExecutionResult
 from harness.execute._resume import decide_resume
@@ -49,6 +49,7 @@ def execute(
     max_total_attempts: int = DEFAULT_MAX_TOTAL_ATTEMPTS,
     reset_attempts: bool = False,
     strict: bool = False,
+    keep_outputs: bool = False,
     backoff: float = 0.5,
     max_backoff: float = 30.0,
     timeout: float | None = None,
@@ -82,6 +83,10 @@ def execute(
             moved line (``JournalDamagedError`` naming the first); a torn last line (a
             crash mid-write) is still cut off. Tolerant (the default): the tasks the damage
             hides run again, once.
+        keep_outputs: with ``resume``, restore the successes of tasks whose definition (its
+            description, input, agent spec, ...) or the goal its agent reads changed since
+            they ran: the edit is accepted, for this and later resumes. Without it such a
+            task and its dependents run again.
         backoff: seconds before the first retry; doubles on each retry (with jitter).
         max_backoff: cap on the wait between retries.
         timeout: seconds an attempt may take (a task's own ``timeout`` key wins); past it
@@ -108,8 +113,13 @@ def execute(
         raise JournalError(
             "--reset-attempts needs --resume", source=str(journal), hint="add --resume"
         )
+    if keep_outputs and not resume:
+        raise JournalError(
+            "--keep-outputs needs --resume", source=str(journal), hint="add --resume"
+        )
     path = Path(journal)
     label = source or "<plan>"
+    agent = agent or _default_agent()
     graph = TaskGraph(plan, source=label)
     if from_task is not None and not resume:
         raise JournalError(
@@ -137,12 +147,14 @@ def execute(
             force=force,
             source=str(path),
             reset_attempts=reset_attempts,
+            reads=agent_reads(agent),
+            keep_outputs=keep_outputs,
         )
         run = Execution(
             plan=plan,
             graph=graph,
             path=path,
-            agent=agent or _default_agent(),
+            agent=agent,
             decision=decision,
             state=state,
             max_concurrency=max_concurrency,

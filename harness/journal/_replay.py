@@ -60,6 +60,7 @@ class _Task:
     blocked_by: str | None = None
     line = 0
     last = 0  # the line of its latest event, whatever it was
+    sees: Any = None  # what its agent saw, from its success (see harness.execute)
     base = 0  # attempts before the last budget reset
 
     def __init__(self, task_id: str) -> None:
@@ -84,6 +85,7 @@ class _Task:
             blocked_by=self.blocked_by,
             line=self.line,
             attempts_since_reset=max(0, self.attempts - self.base),
+            sees=self.sees if type(self.sees) is dict else None,
         )
 
 
@@ -302,6 +304,7 @@ class _Replayer:
                     task.description = description
                 task.status = "succeeded"
                 task.output = output
+                task.sees = entry.get("sees")
                 task.duration = duration if type(duration) is float else _number(duration)
                 task.line = line_no
                 if type(attempt) is int and attempt > task.attempts:
@@ -352,6 +355,7 @@ class _Replayer:
                 return
             task.status = "succeeded"
             task.output = entry.get("output")
+            task.sees = entry.get("sees")
             task.duration = _number(entry.get("duration"))
             task.line = line_no
             task.attempts = max(task.attempts, _attempt(entry), 1)
@@ -437,6 +441,10 @@ class _Replayer:
             if source_id != task_id:
                 self.tasks[task_id] = source.copy_as(task_id)
             keep[task_id] = None
+        accepted = entry.get("accepted")  # --keep-outputs: the edit is accepted for good
+        for task_id, sees in accepted.items() if isinstance(accepted, dict) else ():
+            if task_id in keep and type(sees) is dict:
+                self.tasks[task_id].sees = sees
         for task_id in list(self.completed):
             if task_id not in keep:
                 self.tasks[task_id].status = "pending"

@@ -70,6 +70,9 @@ class TaskState:
     attempts_since_reset: int = 0
     """Attempts counted against the total budget: since the last reset (``--from`` the task,
     or ``--reset-attempts``), over every execution."""
+    sees: Mapping[str, str] | None = None
+    """For a success: digests of what its agent saw (``task``, ``inputs``, ``goal`` when it
+    reads it), as journalled; None for journals written before (and the gem's)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The task state as JSON."""
