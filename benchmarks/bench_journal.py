@@ -110,10 +110,14 @@ def journal_replay(path: Path) -> float:
 
 
 def main() -> None:
+    global APPENDS, REPLAY_EVENTS  # the sizes the functions above use
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where to write (the disk)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--appends", type=int, default=APPENDS, help="events appended")
+    parser.add_argument("--events", type=int, default=REPLAY_EVENTS, help="events replayed")
     args = parser.parse_args()
+    APPENDS, REPLAY_EVENTS = args.appends, args.events
     work = Path(tempfile.mkdtemp(prefix="bench_journal_", dir=args.dir))
     try:
         journal = work / "append.jsonl"

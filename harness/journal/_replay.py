@@ -19,7 +19,7 @@ from zlib import crc32
 
 from harness._errors import JournalError
 from harness._gc import gc_paused
-from harness.journal._events import TASK_EVENTS, checksum_state, link_of
+from harness.journal._events import GENESIS, TASK_EVENTS, checksum_state, link_of
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 
 __all__ = ["MAX_LINE", "replay", "require_journal", "require_regular_file"]
@@ -183,11 +183,18 @@ class _Replayer:
         task_event = self._task_event
         line_no = 0
         events = 0
-        before: str | bytes | None = None  # the raw line before this one
+        crc_infix = _CRC_INFIX
+        link_infix = _LINK_INFIX
+        # The link the next line must carry: the checksum field of a checksummed line (read
+        # as it is checked); None after any other line, whose link is computed from
+        # ``plain`` only if a chained line follows it (old journals never pay for it).
+        expected: str | None = GENESIS
+        plain: str | bytes | None = None
+        chained = False
         for line in lines:
             line_no += 1
-            previous, before = before, line
             if isinstance(line, bytes):
+                expected, plain = None, line
                 if type(line) is _Oversize:
                     self._damaged(line_no, _OVERSIZE_REASON, line)
                     continue
@@ -199,35 +206,37 @@ class _Replayer:
             if line[-1:] != "\n":
                 self.events += events
                 events = 0
-                self._tail(line, line_no, previous)
+                self._tail(line, line_no, expected if expected is not None else link_of(plain))
                 break
             # The checksum (CRC-32 of the bytes before ,"crc32":"), checked before parsing.
             has_crc = False
-            if line[-21:-11] == _CRC_INFIX and line[-3:] == '"}\n':
+            if line[-21:-11] == crc_infix and line[-3:] == '"}\n':
+                want = expected
+                expected = mine = line[-11:-3]
                 try:
                     crc = crc32(line[:-21].encode())
                 except UnicodeEncodeError:
                     crc = -1
-                if f"{crc:08x}" != line[-11:-3]:
+                if f"{crc:08x}" != mine:
                     self._damaged(line_no, _CHECKSUM_MISMATCH, line)
                     continue
                 self.checksummed = has_crc = True
                 # The chain: ,"prev":"<link of the line before>" just before the checksum.
-                if line[-39:-30] == _LINK_INFIX:
-                    self.chained = True
-                    link = (
-                        previous[-11:-3]
-                        if type(previous) is str and previous[-21:-11] == _CRC_INFIX
-                        else link_of(previous)
-                    )
-                    if line[-30:-22] != link and self.last_bad != line_no - 1:
-                        self._gap(line_no, line, line[-30:-22], link)
-                elif self.chained:
+                if line[-39:-30] == link_infix:
+                    if not chained:
+                        chained = self.chained = True
+                    if want is None:
+                        want = link_of(plain)
+                    if line[-30:-22] != want and self.last_bad != line_no - 1:
+                        self._gap(line_no, line, line[-30:-22], want)
+                elif chained:
                     self._damaged(line_no, _LINK_MISSING, line)
                     continue
-            elif self.checksummed:
-                self._damaged(line_no, _CHECKSUM_MISSING, line)
-                continue
+            else:
+                expected, plain = None, line
+                if self.checksummed:
+                    self._damaged(line_no, _CHECKSUM_MISSING, line)
+                    continue
             try:
                 # The C scanner parses the object; json.loads only when something follows it
                 # (or it did not start), to validate exactly as json.loads would.
@@ -462,7 +471,7 @@ class _Replayer:
         self.suspect = {t: None for t in self.suspect if t in kept}
         self.settled_at = line_no
 
-    def _tail(self, raw: str, line_no: int, previous: str | bytes | None) -> None:
+    def _tail(self, raw: str, line_no: int, link: str) -> None:
         """The last line has no newline: a complete event, or a torn one."""
         checksum = checksum_state(raw)
         linked = raw[-38:-29] == _LINK_INFIX
@@ -470,10 +479,9 @@ class _Replayer:
         if checksum == "bad" or (checksum == "none" and self.checksummed) or unlinked:
             entry = None
         else:
-            if linked and checksum == "ok" and self.last_bad != line_no - 1:
-                link = link_of(previous)
-                if raw[-29:-21] != link:
-                    self._gap(line_no, raw, raw[-29:-21], link)
+            found = raw[-29:-21] if linked and checksum == "ok" else link
+            if found != link and self.last_bad != line_no - 1:
+                self._gap(line_no, raw, found, link)
             try:
                 entry = json.loads(raw)
             except ValueError:
