@@ -3,8 +3,12 @@
 1. Appending 10,000 events with fsync every event, against a bare loop of ``os.write`` +
    ``os.fsync`` of the same bytes (target: within 1.5x); and with fsync every 100 events
    against the bare loop doing the same.
-2. Replaying a 1,000,000-event journal, against a bare loop of ``json.loads`` per line
+2. Replaying a 1,000,000-event journal as planeval writes it (checksummed and chained
+   lines, written by ``JournalWriter``), against a bare loop of ``json.loads`` per line
    (target: within 2x).
+
+To compare two versions of the code on the same machine and disk, run this script
+alternately with each on ``PYTHONPATH`` (``benchmarks/bench_journal_paired.sh``).
 
 Run alone on a quiet machine:  python benchmarks/bench_journal.py [--dir DIR] [--repeat N]
 Each figure is the best of N runs (default 3).
@@ -81,11 +85,11 @@ def bare_run(path: Path, lines: list[bytes], fsync_every: int) -> float:
 
 
 def make_replay_journal(path: Path) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
+    """The journal the code under test writes (its checksums and chain included)."""
+    with JournalWriter(path, fsync_every=0, exclusive=True) as writer:
         for i in range(REPLAY_EVENTS):
             name, payload = event_payload(i)
-            record = {"event": name, "at": "2026-11-29T12:00:00.000Z", **payload}
-            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+            writer.append(name, **payload)
 
 
 def bare_replay(path: Path) -> float:
@@ -106,10 +110,14 @@ def journal_replay(path: Path) -> float:
 
 
 def main() -> None:
+    global APPENDS, REPLAY_EVENTS  # the sizes the functions above use
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where to write (the disk)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--appends", type=int, default=APPENDS, help="events appended")
+    parser.add_argument("--events", type=int, default=REPLAY_EVENTS, help="events replayed")
     args = parser.parse_args()
+    APPENDS, REPLAY_EVENTS = args.appends, args.events
     work = Path(tempfile.mkdtemp(prefix="bench_journal_", dir=args.dir))
     try:
         journal = work / "append.jsonl"
@@ -117,6 +125,9 @@ def main() -> None:
         writer_run(journal, 1)
         lines = journal.read_bytes().splitlines(keepends=True)
         load = os.getloadavg()[0]
+        import harness
+
+        print(f"code: {Path(harness.__file__).parent}")
         print(f"disk: {work}  repeat: best of {args.repeat}  load average: {load:.2f}")
         for every, target in ((1, 1.5), (100, None)):
             ours, floor = best_pair(

@@ -75,6 +75,20 @@ def execute_command(
             "--reset-attempts", help="With --resume: give every task a fresh total budget."
         ),
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="With --resume: refuse a journal with a damaged or missing line (exit 2).",
+        ),
+    ] = False,
+    keep_outputs: Annotated[
+        bool,
+        typer.Option(
+            "--keep-outputs",
+            help="With --resume: keep the outputs of tasks whose definition or goal was edited.",
+        ),
+    ] = False,
     grace: Annotated[
         float,
         typer.Option(
@@ -148,6 +162,8 @@ def execute_command(
             max_attempts=max_attempts,
             max_total_attempts=max_total_attempts,
             reset_attempts=reset_attempts,
+            strict=strict,
+            keep_outputs=keep_outputs,
             grace=grace,
             backoff=backoff,
             timeout=timeout,
@@ -196,6 +212,14 @@ def _progress(event: str, payload: dict[str, Any]) -> None:
         line = f"resumed: {len(restored)} task(s) restored" + (
             f", from {payload['from']}" if payload.get("from") else ""
         )
+        for task_id, why in (payload.get("invalidated") or {}).items():
+            line += f"\nrun again: {task_id}: {why}"
+        for task_id in payload.get("accepted") or {}:
+            line += f"\nkept (--keep-outputs): {task_id}'s output, although it was edited"
+        if payload.get("in_doubt"):
+            line += "\nrun again (damaged journal lines hide their state): " + ", ".join(
+                payload["in_doubt"]
+            )
     elif event == "plan_interrupted":
         line = f"interrupted ({payload['reason']}); resume with --resume"
     elif event == "task_attempt_ended":

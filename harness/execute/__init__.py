@@ -2,7 +2,15 @@
 
 from harness.execute._agents import AgentLoadError, demo_agent, load_agent
 from harness.execute._attempts import StopSignal
-from harness.execute._context import Agent, TaskContext, TaskError, inline_agent
+from harness.execute._context import (
+    READS,
+    Agent,
+    TaskContext,
+    TaskError,
+    agent_reads,
+    inline_agent,
+    reads,
+)
 from harness.execute._executor import DEFAULT_GRACE, DEFAULT_MAX_TOTAL_ATTEMPTS, execute
 from harness.execute._graph import TaskGraph
 from harness.execute._model_agent import make_model_agent, model_agent
@@ -25,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_TOTAL_ATTEMPTS",
     "EXHAUSTED",
     "PROPERTIES",
+    "READS",
     "RESUME_SUFFIX",
     "Agent",
     "AgentLoadError",
@@ -39,6 +48,7 @@ __all__ = [
     "TaskError",
     "TaskFailure",
     "TaskGraph",
+    "agent_reads",
     "decide_resume",
     "demo_agent",
     "execute",
@@ -47,6 +57,7 @@ __all__ = [
     "make_model_agent",
     "model_agent",
     "plan_structure",
+    "reads",
     "resolve_task",
     "resume_eval_suite",
     "resume_row",

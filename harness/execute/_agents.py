@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import InputError
-from harness.execute._context import Agent, TaskContext, inline_agent
+from harness.execute._context import Agent, TaskContext, inline_agent, reads
 
 __all__ = ["AgentLoadError", "demo_agent", "load_agent"]
 
@@ -25,6 +25,7 @@ _DEMO_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 """``json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)``, built once."""
 
 
+@reads("task", "inputs")  # never the goal: a goal edit keeps its outputs
 @inline_agent  # pure computation, microseconds: no worker thread needed
 def demo_agent(context: TaskContext) -> dict[str, Any]:
     """A deterministic agent: the output is a digest of the task and its inputs.

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from harness.plan import Plan, Task
 
-__all__ = ["Agent", "TaskContext", "TaskError", "inline_agent"]
+__all__ = ["READS", "Agent", "TaskContext", "TaskError", "agent_reads", "inline_agent", "reads"]
 
 _AgentT = TypeVar("_AgentT")
 
@@ -65,6 +65,39 @@ def inline_agent(agent: _AgentT) -> _AgentT:
     """
     agent.inline = True  # type: ignore[attr-defined]
     return agent
+
+
+READS = frozenset({"task", "inputs", "goal"})
+"""What an agent may read of its context besides the attempt's bookkeeping: its ``task`` (every
+field: description, input, agent spec and instructions, capabilities, ...), its ``inputs``
+(the outputs of the tasks it needs) and the plan's ``goal``. A task's journalled success is
+reused only while what its agent read is unchanged (the Make/Bazel rule)."""
+
+
+def reads(*parts: str) -> Callable[[_AgentT], _AgentT]:
+    """Declare what an agent reads (a subset of ``READS``); an undeclared agent reads all.
+
+    ``@reads("task", "inputs")`` says the agent never looks at the goal, so a goal edit does
+    not invalidate its outputs. ``task`` and ``inputs`` are always counted (every agent gets
+    them).
+    """
+    unknown = set(parts) - READS
+    if unknown:
+        raise ValueError(f"unknown parts {sorted(unknown)}; an agent reads {sorted(READS)}")
+
+    def mark(agent: _AgentT) -> _AgentT:
+        agent.reads = frozenset(parts) | {"task", "inputs"}  # type: ignore[attr-defined]
+        return agent
+
+    return mark
+
+
+def agent_reads(agent: object) -> frozenset[str]:
+    """What ``agent`` declared it reads (``reads``), or everything when it did not say."""
+    declared = getattr(agent, "reads", None)
+    if isinstance(declared, frozenset) and declared <= READS:
+        return declared
+    return READS
 
 
 class TaskError(Exception):

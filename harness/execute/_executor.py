@@ -12,14 +12,16 @@ from typing import Any
 
 from harness._errors import JournalError
 from harness.execute._attempts import StopSignal
-from harness.execute._context import Agent
+from harness.execute._context import Agent, agent_reads
 from harness.execute._graph import TaskGraph
 from harness.execute._result import ExecutionResult
 from harness.execute._resume import decide_resume
 from harness.execute._scheduler import EventHook, Execution
 from harness.journal import (
+    JournalDamagedError,
     JournalLock,
     JournalWriter,
+    ReplayState,
     prepare_journal_folder,
     replay,
     require_journal,
@@ -46,6 +48,8 @@ def execute(
     max_attempts: int = 3,
     max_total_attempts: int = DEFAULT_MAX_TOTAL_ATTEMPTS,
     reset_attempts: bool = False,
+    strict: bool = False,
+    keep_outputs: bool = False,
     backoff: float = 0.5,
     max_backoff: float = 30.0,
     timeout: float | None = None,
@@ -75,6 +79,14 @@ def execute(
             spent the task fails for good (error_type ``AttemptsExhausted``) and later
             resumes do not try it again unless ``from_task`` covers it or ``reset_attempts``.
         reset_attempts: with ``resume``, give every task a fresh total budget.
+        strict: with ``resume``, refuse a journal with a damaged, missing, duplicated or
+            moved line (``JournalDamagedError`` naming the first); a torn last line (a
+            crash mid-write) is still cut off. Tolerant (the default): the tasks the damage
+            hides run again, once.
+        keep_outputs: with ``resume``, restore the successes of tasks whose definition (its
+            description, input, agent spec, ...) or the goal its agent reads changed since
+            they ran: the edit is accepted, for this and later resumes. Without it such a
+            task and its dependents run again.
         backoff: seconds before the first retry; doubles on each retry (with jitter).
         max_backoff: cap on the wait between retries.
         timeout: seconds an attempt may take (a task's own ``timeout`` key wins); past it
@@ -101,8 +113,13 @@ def execute(
         raise JournalError(
             "--reset-attempts needs --resume", source=str(journal), hint="add --resume"
         )
+    if keep_outputs and not resume:
+        raise JournalError(
+            "--keep-outputs needs --resume", source=str(journal), hint="add --resume"
+        )
     path = Path(journal)
     label = source or "<plan>"
+    agent = agent or _default_agent()
     graph = TaskGraph(plan, source=label)
     if from_task is not None and not resume:
         raise JournalError(
@@ -120,6 +137,8 @@ def execute(
                 hint="pass --resume to continue it, or choose a new journal file",
             )
         state = replay(path) if has_events else None
+        if strict and state is not None:
+            _refuse_damage(state)
         decision = decide_resume(
             plan,
             graph,
@@ -128,12 +147,14 @@ def execute(
             force=force,
             source=str(path),
             reset_attempts=reset_attempts,
+            reads=agent_reads(agent),
+            keep_outputs=keep_outputs,
         )
         run = Execution(
             plan=plan,
             graph=graph,
             path=path,
-            agent=agent or _default_agent(),
+            agent=agent,
             decision=decision,
             state=state,
             max_concurrency=max_concurrency,
@@ -150,6 +171,18 @@ def execute(
         with writer, _signals(run, handle_signals):
             run.writer = writer
             return run.go(resume=resume)
+
+
+def _refuse_damage(state: ReplayState) -> None:
+    """Strict resume: damage other than a torn last line is an error naming its line."""
+    damage = [d for d in state.damage if not d.torn]
+    if damage:
+        raise JournalDamagedError(
+            damage[0],
+            state,
+            hint="see `planeval journal verify` for every damaged line; resume without "
+            "--strict to run the tasks the damage hides again (with their idempotency keys)",
+        )
 
 
 def _default_agent() -> Agent:

@@ -45,6 +45,12 @@ def open_execution(run: Execution, resume: bool) -> None:
             payload["changed"] = d.changed
     if run.state is not None and run.state.damage:
         payload["damaged_lines"] = [x.line for x in run.state.damage]
+    if d.in_doubt:
+        payload["in_doubt"] = list(d.in_doubt)
+    if d.reasons:
+        payload["invalidated"] = d.reasons
+    if d.accepted:
+        payload["accepted"] = d.accepted
     run.emit("plan_resumed", **payload)
 
 

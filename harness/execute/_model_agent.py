@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from harness._redaction import credentials, redact, remember
-from harness.execute._context import Agent, TaskContext, TaskError
+from harness.execute._context import Agent, TaskContext, TaskError, reads
 
 __all__ = ["make_model_agent", "model_agent"]
 
@@ -59,6 +59,7 @@ def make_model_agent(
     """
     clients: dict[str, Any] = {}
 
+    @reads("task", "inputs", "goal")  # the prompt has the goal, the task and its inputs
     def agent(context: TaskContext) -> dict[str, Any]:
         client = clients.get("client")
         if client is None:
@@ -100,6 +101,7 @@ def make_model_agent(
     return agent
 
 
+@reads("task", "inputs", "goal")
 def model_agent(context: TaskContext) -> dict[str, Any]:
     """``--agent harness.execute:model_agent``, configured by environment variables.
 

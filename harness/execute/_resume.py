@@ -9,10 +9,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import JournalError
+from harness.execute._context import READS
 from harness.execute._graph import TaskGraph
-from harness.execute._structure import PlanChanges, compare_structure, plan_structure
+from harness.execute._structure import (
+    PlanChanges,
+    compare_structure,
+    inputs_digest,
+    plan_structure,
+    what_it_sees,
+)
 from harness.journal import ReplayState
-from harness.plan import Plan
+from harness.plan import Plan, Task
 
 __all__ = ["ResumeDecision", "decide_resume", "resolve_task"]
 
@@ -44,7 +51,17 @@ class ResumeDecision:
     changed: dict[str, list[str]] = field(default_factory=dict)
     """With ``force`` on a changed structure: tasks added, removed and changed."""
     invalidated: tuple[str, ...] = ()
-    """Journalled successes not restored because the task or something upstream changed."""
+    """Journalled successes not restored because what the task's agent would see changed:
+    the task, the goal it reads, its inputs, or a task upstream (which runs again)."""
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Why each invalidated task runs again, in words."""
+    accepted: dict[str, dict[str, str]] = field(default_factory=dict)
+    """With ``keep_outputs``: tasks restored although their definition or the goal changed,
+    with what their agent would see now (journalled, so later resumes keep them)."""
+    in_doubt: tuple[str, ...] = ()
+    """Tasks run again because damage hides their state (``state.suspect``) or that of a
+    task upstream; their total budget is not reset (only ``from`` and ``reset_attempts``
+    reset it)."""
 
 
 def decide_resume(
@@ -56,11 +73,16 @@ def decide_resume(
     force: bool,
     source: str,
     reset_attempts: bool = False,
+    reads: frozenset[str] = READS,
+    keep_outputs: bool = False,
 ) -> ResumeDecision:
     """Match the journal to the plan and apply ``from``.
 
-    A task's journalled success is restored only when the task and everything upstream of
-    it are unchanged (by fingerprint) since the journal recorded them.
+    A task's journalled success is restored only when everything its agent saw is unchanged
+    (the Make/Bazel rule): its structure fingerprint and that of everything upstream, every
+    task upstream restored too, and, when the success recorded it (``sees``), the whole task,
+    the goal (when the agent ``reads`` it) and its inputs. ``keep_outputs`` accepts a changed
+    task or goal (not changed inputs).
 
     Raises:
         JournalError: the journal belongs to another plan or another structure (and not
@@ -82,9 +104,8 @@ def decide_resume(
         return ResumeDecision(
             (), {}, {}, from_task=start, rerun=rerun, forced=forced, structure=structure
         )
-    doubtful = [t for t in state.suspect if t in graph.dependents]
-    if doubtful:  # damage left two outputs: the task and everything fed by it run again
-        rerun = rerun | frozenset(graph.downstream(doubtful))
+    # Damage hides these tasks' state: they and everything fed by them run again.
+    doubt = frozenset(graph.downstream([t for t in state.suspect if t in graph.dependents]))
     touched = frozenset(graph.downstream([*changes.added, *changes.changed]))
 
     plan_ids = set(plan.task_ids)
@@ -97,7 +118,11 @@ def decide_resume(
     reset: list[str] = []
     invalidated: list[str] = []
     renamed: dict[str, str] = {}
-    for task in plan.tasks:
+    tasks = {t.id: t for t in plan.tasks}
+    reasons: dict[str, str] = {}
+    accepted: dict[str, dict[str, str]] = {}
+    for task_id in graph.topological:  # upstream first: its decision is known
+        task = tasks[task_id]
         journal_id: str | None = task.id if task.id in state.tasks else None
         if journal_id is None and task.description and plan_descriptions[task.description] == 1:
             journal_id = by_description.get(task.description)
@@ -114,11 +139,30 @@ def decide_resume(
         spent[task.id] = used
         if record.status != "succeeded" or task.id in rerun:
             continue
+        if task.id in doubt:
+            continue
         if task.id in touched:
             invalidated.append(task.id)
+            reasons[task.id] = "the plan's structure changed it or a task upstream of it"
             continue
+        upstream = next((p for p in graph.prerequisites[task.id] if p not in outputs), None)
+        if upstream is not None:  # built from an output that is not the one kept
+            invalidated.append(task.id)
+            reasons[task.id] = f"{upstream}, upstream of it, runs again"
+            continue
+        why, edited = _what_changed(record.sees, task, plan.goal, reads, outputs)
+        if why is not None:
+            if not (edited and keep_outputs):
+                invalidated.append(task.id)
+                reasons[task.id] = why
+                continue
+            assert record.sees is not None
+            accepted[task.id] = what_it_sees(task, plan.goal, reads, record.sees["inputs"])
         restored.append(task.id)
         outputs[task.id] = record.output
+    order = {tid: i for i, tid in enumerate(plan.task_ids)}
+    restored.sort(key=order.__getitem__)
+    invalidated.sort(key=order.__getitem__)
     return ResumeDecision(
         restored=tuple(restored),
         outputs=outputs,
@@ -134,7 +178,32 @@ def decide_resume(
         else {"digest": structure["digest"]},
         changed=changes.to_dict() if changes else {},
         invalidated=tuple(invalidated),
+        reasons={t: reasons[t] for t in invalidated},
+        accepted=accepted,
+        in_doubt=tuple(t for t in graph.topological if t in doubt),
     )
+
+
+def _what_changed(
+    sees: Any, task: Task, goal: str | None, reads: frozenset[str], outputs: dict[str, Any]
+) -> tuple[str | None, bool]:
+    """Why a success no longer matches what its agent would see, and whether that is an edit
+    of the plan (``keep_outputs`` may accept it) rather than other inputs; (None, False) when
+    it matches or the success recorded nothing (journals written before, the gem's)."""
+    if not isinstance(sees, dict):
+        return None, False
+    inputs = inputs_digest({n.name: outputs.get(n.task) for n in task.needs})
+    if sees.get("inputs") != inputs:
+        return "its inputs are not the outputs it was built from", False
+    now = what_it_sees(task, goal, reads, inputs)
+    if sees.get("task") != now["task"]:
+        return (
+            "the task changed (its description, input, agent, capabilities or another field)",
+            True,
+        )
+    if "goal" in sees and "goal" in now and sees["goal"] != now["goal"]:
+        return "the plan's goal changed, and its agent reads the goal", True
+    return None, False
 
 
 def _refusal(

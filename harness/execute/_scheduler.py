@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.execute._attempts import WAKE, Attempt, AttemptRunner, Outcome, StopSignal
-from harness.execute._context import Agent, TaskContext
+from harness.execute._context import Agent, TaskContext, agent_reads
 from harness.execute._graph import TaskGraph
 from harness.execute._lifecycle import finish, open_execution, record_interruption, result_of
 from harness.execute._result import ExecutionResult, TaskFailure
 from harness.execute._resume import ResumeDecision
+from harness.execute._structure import inputs_digest, what_it_sees
 from harness.journal import (
     EventNotSerializableError,
     JournalWriter,
@@ -101,6 +102,8 @@ class Execution:
         self.tasks = {t.id: t for t in plan.tasks}
         self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self.runner = AttemptRunner(self.results)
+        self.reads = agent_reads(agent)
+        """What the agent reads (``reads``): its successes are journalled with digests of it."""
         self._inline = getattr(agent, "inline", False) is True
         """The agent runs in this thread when a task has no timeout (see ``inline_agent``)."""
         self.outputs: dict[str, Any] = dict(decision.outputs)
@@ -382,6 +385,7 @@ class Execution:
             "attempt": attempt.number,
             "duration": round(duration, 6),
             "output": output,
+            "sees": self.sees(task),
         }
         try:
             line = encode_event("task_succeeded", payload, source=self._source)
@@ -394,6 +398,17 @@ class Execution:
             self.on_event("task_succeeded", payload)
         self.outputs[task.id] = output
         self._unlock_dependents(task.id)
+
+    def sees(self, task: Task) -> dict[str, str]:
+        """What the task's agent saw (``what_it_sees``): its inputs are the outputs of its
+        needs, fixed before it started."""
+        inputs = {}
+        failed = []
+        for need in task.needs:
+            inputs[need.name] = self.outputs.get(need.task)
+            if need.task not in self.outputs:
+                failed.append(need.name)
+        return what_it_sees(task, self.plan.goal, self.reads, inputs_digest(inputs, failed))
 
     def _unlock_dependents(self, task_id: str) -> None:
         waiting = self._waiting

@@ -1,5 +1,9 @@
 """Plan structure identity: a fingerprint per task, and what changed between two plans.
 
+``what_it_sees`` is the finer identity a success is journalled with (``sees``): everything
+the agent read (the whole task, the goal when it reads it, its inputs). A resume reuses a
+success only while that is unchanged.
+
 A task's fingerprint covers what decides its work and its inputs: its id, description,
 ``depends_on``, ``needs`` and capabilities. The plan's structure digest covers every task's
 fingerprint. Both are recorded in the journal (``plan_started``, and ``plan_resumed`` when
@@ -11,13 +15,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
+from harness._identity import IdentityCache
 from harness.plan import Plan, Task
 
-__all__ = ["PlanChanges", "compare_structure", "plan_structure", "task_fingerprint"]
+__all__ = [
+    "PlanChanges",
+    "compare_structure",
+    "inputs_digest",
+    "plan_structure",
+    "task_fingerprint",
+    "what_it_sees",
+]
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 """``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``, built once (one per task
@@ -36,6 +50,42 @@ def task_fingerprint(task: Task) -> str:
         ]
     )
     return hashlib.sha256(material.encode()).hexdigest()[:12]
+
+
+_CANONICAL = msgspec.json.Encoder(order="sorted").encode
+"""Sorted keys: an output read back from the journal digests like the value the agent
+returned (tuples and lists alike)."""
+_TASK_DIGESTS: IdentityCache[Task, str] = IdentityCache(100_000)
+
+
+def _digest(value: Any) -> str:
+    try:
+        data = _CANONICAL(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        data = json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr).encode()
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def inputs_digest(inputs: Mapping[str, Any], failed: Iterable[str] = ()) -> str:
+    """12 hex digits over a task's resolved inputs and the names of those whose producer
+    failed (``on_failure: continue``)."""
+    return _digest([dict(inputs), sorted(failed)])
+
+
+def what_it_sees(
+    task: Task, goal: str | None, reads: frozenset[str], inputs: str
+) -> dict[str, str]:
+    """What a task's agent saw, as the journal records it with the task's success
+    (``sees``): digests of the whole task (every field the agent gets), of the goal when the
+    agent reads it, and of its inputs (``inputs_digest``)."""
+    sees = {"task": _task_digest(task), "inputs": inputs}
+    if "goal" in reads:
+        sees["goal"] = _digest(goal)
+    return sees
+
+
+def _task_digest(task: Task) -> str:
+    return _TASK_DIGESTS.get(task, lambda t: _digest(t.to_dict()))
 
 
 def plan_structure(plan: Plan) -> dict[str, Any]:

@@ -22,23 +22,31 @@ from harness._errors import JournalError
 from harness._redaction import scrub_bytes
 
 __all__ = [
+    "CHAIN_KEY",
     "CHECKSUM_KEY",
     "EVENTS",
     "JOURNAL_VERSION",
     "TASK_EVENTS",
     "EventNotSerializableError",
+    "chain_line",
     "checksum_state",
     "encode_event",
+    "link_of",
 ]
 
-JOURNAL_VERSION: Final = 2
+JOURNAL_VERSION: Final = 3
 """Version of the journal format planeval writes (recorded in ``plan_started``). Version 2
-adds the ``crc32`` checksum to every line; version 1 journals (and the gem's) have none."""
+adds the ``crc32`` checksum to every line, version 3 the ``prev`` link that chains each line
+to the one before it; version 1 journals (and the gem's) have neither."""
 
 CHECKSUM_KEY: Final = "crc32"
 """The checksum field: the last key of every line planeval writes (see ``checksum_state``)."""
 _CRC_INFIX = ',"crc32":"'
 _CRC_SUFFIX_LEN = len(_CRC_INFIX) + 8 + 2  # ,"crc32":"xxxxxxxx"}
+CHAIN_KEY: Final = "prev"
+"""The chain field, just before ``crc32``: the link of the line before (see ``link_of``)."""
+GENESIS: Final = "00000000"
+"""The link a journal's first line carries (there is no line before it)."""
 
 TASK_EVENTS: Final = frozenset(
     {"task_started", "task_succeeded", "task_failed", "task_blocked", "task_attempt_ended"}
@@ -163,6 +171,43 @@ def checksum_state(line: str) -> str:
     except UnicodeEncodeError:
         return "bad"
     return "ok" if f"{crc:08x}" == line[-10:-2] else "bad"
+
+
+def chain_line(line: bytes, prev: str) -> bytes:
+    """``line`` (as ``encode_event`` wrote it) with ``,"prev":"<prev>"`` before its checksum.
+
+    The checksum is extended over the link (CRC-32 continues where the body's left off), so
+    it still covers every byte before ``,"crc32":"``. Each line's checksum thus covers the
+    previous line's checksum, which covers the one before: a running digest of the journal
+    (the transparency-log idea), so a line deleted, duplicated or moved breaks the chain at
+    the next line.
+    """
+    link = b',"prev":"' + prev.encode() + b'"'
+    crc = zlib.crc32(link, int(line[-11:-3], 16))
+    return b'%s%s,"crc32":"%08x"}\n' % (line[:-21], link, crc)
+
+
+def link_of(line: str | bytes | None) -> str:
+    """The link a line passes to the next one: its ``crc32`` field when it has one, else the
+    CRC-32 of its bytes (its ``\\n`` removed), for lines written before checksums (version 1,
+    the gem); ``GENESIS`` before the first line (None)."""
+    if line is None:
+        return GENESIS
+    if isinstance(line, str):
+        if line[-21:-11] == _CRC_INFIX:
+            return line[-11:-3]
+        if line[-20:-10] == _CRC_INFIX and line[-2:] == '"}':  # a last line without \n
+            return line[-10:-2]
+        data = line.encode("utf-8", "surrogateescape")
+    else:
+        data = line
+        if data[-21:-11] == _CRC_INFIX.encode():
+            return data[-11:-3].decode("ascii", "replace")
+        if data[-20:-10] == _CRC_INFIX.encode() and data[-2:] == b'"}':
+            return data[-10:-2].decode("ascii", "replace")
+    if data[-1:] == b"\n":
+        data = data[:-1]
+    return f"{zlib.crc32(data):08x}"
 
 
 def _first_bad_value(value: Any, pointer: str = "") -> tuple[str, str]:

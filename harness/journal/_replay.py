@@ -19,7 +19,7 @@ from zlib import crc32
 
 from harness._errors import JournalError
 from harness._gc import gc_paused
-from harness.journal._events import TASK_EVENTS, checksum_state
+from harness.journal._events import GENESIS, TASK_EVENTS, checksum_state, link_of
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 
 __all__ = ["MAX_LINE", "replay", "require_journal", "require_regular_file"]
@@ -33,6 +33,13 @@ _CRC_INFIX = ',"crc32":"'
 _CHECKSUM_MISMATCH = "checksum mismatch: the line changed after it was written (not restored)"
 _CHECKSUM_MISSING_V2 = "no checksum, though its journal_version says every line has one"
 _CHECKSUM_MISSING = "no checksum, though the lines before it have one (not restored)"
+_LINK_INFIX = ',"prev":"'
+_LINK_MISSING = "no chain link, though the lines before it have one (not restored)"
+_LINK_MISSING_V3 = "no chain link, though its journal_version says every line has one"
+_GAP = (
+    "the chain of checksums breaks here: a line before it is missing, duplicated or out of "
+    "order (its link is {found}, the line before passes {expected})"
+)
 
 
 class _Task:
@@ -52,6 +59,8 @@ class _Task:
     retryable: bool | None = None
     blocked_by: str | None = None
     line = 0
+    last = 0  # the line of its latest event, whatever it was
+    sees: Any = None  # what its agent saw, from its success (see harness.execute)
     base = 0  # attempts before the last budget reset
 
     def __init__(self, task_id: str) -> None:
@@ -76,6 +85,7 @@ class _Task:
             blocked_by=self.blocked_by,
             line=self.line,
             attempts_since_reset=max(0, self.attempts - self.base),
+            sees=self.sees if type(self.sees) is dict else None,
         )
 
 
@@ -157,7 +167,11 @@ class _Replayer:
         self.interruptions = 0
         self.torn: Damage | None = None
         self.checksummed = False  # a checksummed line was seen: every later one needs one
+        self.chained = False  # a chained line was seen: every later one needs a link
+        self.last_bad = -1  # the last damaged line (the chain is not checked right after it)
         self.suspect: dict[str, None] = {}
+        self.lost: list[int] = []  # lines where an event may have been lost (not blank ones)
+        self.settled_at = 0  # the last plan_resumed: it decided what damage before it left
         self.fingerprints: dict[str, str] | None = None
 
     def run(self, lines: Iterable[str | bytes]) -> ReplayState:
@@ -169,9 +183,18 @@ class _Replayer:
         task_event = self._task_event
         line_no = 0
         events = 0
+        crc_infix = _CRC_INFIX
+        link_infix = _LINK_INFIX
+        # The link the next line must carry: the checksum field of a checksummed line (read
+        # as it is checked); None after any other line, whose link is computed from
+        # ``plain`` only if a chained line follows it (old journals never pay for it).
+        expected: str | None = GENESIS
+        plain: str | bytes | None = None
+        chained = False
         for line in lines:
             line_no += 1
             if isinstance(line, bytes):
+                expected, plain = None, line
                 if type(line) is _Oversize:
                     self._damaged(line_no, _OVERSIZE_REASON, line)
                     continue
@@ -183,22 +206,37 @@ class _Replayer:
             if line[-1:] != "\n":
                 self.events += events
                 events = 0
-                self._tail(line, line_no)
+                self._tail(line, line_no, expected if expected is not None else link_of(plain))
                 break
             # The checksum (CRC-32 of the bytes before ,"crc32":"), checked before parsing.
             has_crc = False
-            if line[-21:-11] == _CRC_INFIX and line[-3:] == '"}\n':
+            if line[-21:-11] == crc_infix and line[-3:] == '"}\n':
+                want = expected
+                expected = mine = line[-11:-3]
                 try:
                     crc = crc32(line[:-21].encode())
                 except UnicodeEncodeError:
                     crc = -1
-                if f"{crc:08x}" != line[-11:-3]:
+                if f"{crc:08x}" != mine:
                     self._damaged(line_no, _CHECKSUM_MISMATCH, line)
                     continue
                 self.checksummed = has_crc = True
-            elif self.checksummed:
-                self._damaged(line_no, _CHECKSUM_MISSING, line)
-                continue
+                # The chain: ,"prev":"<link of the line before>" just before the checksum.
+                if line[-39:-30] == link_infix:
+                    if not chained:
+                        chained = self.chained = True
+                    if want is None:
+                        want = link_of(plain)
+                    if line[-30:-22] != want and self.last_bad != line_no - 1:
+                        self._gap(line_no, line, line[-30:-22], want)
+                elif chained:
+                    self._damaged(line_no, _LINK_MISSING, line)
+                    continue
+            else:
+                expected, plain = None, line
+                if self.checksummed:
+                    self._damaged(line_no, _CHECKSUM_MISSING, line)
+                    continue
             try:
                 # The C scanner parses the object; json.loads only when something follows it
                 # (or it did not start), to validate exactly as json.loads would.
@@ -228,9 +266,13 @@ class _Replayer:
                 self._damaged(line_no, "an object without a string 'event' field", line)
                 continue
             if event not in TASK_EVENTS:
-                if not has_crc and event == "plan_started" and _versioned(entry):
-                    self._damaged(line_no, _CHECKSUM_MISSING_V2, line)
-                    continue
+                if event == "plan_started" and not self.chained and _versioned(entry):
+                    if not has_crc:
+                        self._damaged(line_no, _CHECKSUM_MISSING_V2, line)
+                        continue
+                    if _versioned(entry, 3):
+                        self._damaged(line_no, _LINK_MISSING_V3, line)
+                        continue
                 events += 1
                 self._plan_event(event, entry, line_no)
                 completed = self.completed  # a resume may replace it
@@ -243,6 +285,7 @@ class _Replayer:
             task = tasks.get(task_id)
             if task is None:
                 task = tasks[task_id] = _Task(task_id)
+            task.last = line_no
             # The two events of every healthy attempt are handled inline.
             if event == "task_started":
                 attempt = entry.get("attempt")  # the gem writes no attempt
@@ -270,6 +313,7 @@ class _Replayer:
                     task.description = description
                 task.status = "succeeded"
                 task.output = output
+                task.sees = entry.get("sees")
                 task.duration = duration if type(duration) is float else _number(duration)
                 task.line = line_no
                 if type(attempt) is int and attempt > task.attempts:
@@ -320,6 +364,7 @@ class _Replayer:
                 return
             task.status = "succeeded"
             task.output = entry.get("output")
+            task.sees = entry.get("sees")
             task.duration = _number(entry.get("duration"))
             task.line = line_no
             task.attempts = max(task.attempts, _attempt(entry), 1)
@@ -355,6 +400,7 @@ class _Replayer:
             self.resumes += 1
             self.status = "running"
             self._restore(entry)
+            self._settle(entry, line_no)
         elif event == "plan_completed":
             if type(plan_id) is str:
                 self.plan_id = plan_id
@@ -404,6 +450,10 @@ class _Replayer:
             if source_id != task_id:
                 self.tasks[task_id] = source.copy_as(task_id)
             keep[task_id] = None
+        accepted = entry.get("accepted")  # --keep-outputs: the edit is accepted for good
+        for task_id, sees in accepted.items() if isinstance(accepted, dict) else ():
+            if task_id in keep and type(sees) is dict:
+                self.tasks[task_id].sees = sees
         for task_id in list(self.completed):
             if task_id not in keep:
                 self.tasks[task_id].status = "pending"
@@ -411,12 +461,27 @@ class _Replayer:
         for task_id in keep:
             self.completed.setdefault(task_id, None)
 
-    def _tail(self, raw: str, line_no: int) -> None:
+    def _settle(self, entry: dict[str, Any], line_no: int) -> None:
+        """A resume decided, from the journal it read, what damage before it left: the tasks
+        it did not restore start afresh after it. Only a task with two different outputs that
+        it did restore stays in doubt (the damage may have come after the resume was written,
+        so which output it meant cannot be told); the next resume runs it again, once."""
+        restored = entry.get("restored")
+        kept = set(restored) if isinstance(restored, list) else set()
+        self.suspect = {t: None for t in self.suspect if t in kept}
+        self.settled_at = line_no
+
+    def _tail(self, raw: str, line_no: int, link: str) -> None:
         """The last line has no newline: a complete event, or a torn one."""
         checksum = checksum_state(raw)
-        if checksum == "bad" or (checksum == "none" and self.checksummed):
+        linked = raw[-38:-29] == _LINK_INFIX
+        unlinked = checksum == "ok" and not linked and self.chained
+        if checksum == "bad" or (checksum == "none" and self.checksummed) or unlinked:
             entry = None
         else:
+            found = raw[-29:-21] if linked and checksum == "ok" else link
+            if found != link and self.last_bad != line_no - 1:
+                self._gap(line_no, raw, found, link)
             try:
                 entry = json.loads(raw)
             except ValueError:
@@ -428,6 +493,7 @@ class _Replayer:
             task_id = entry.get("task_id")
             if event in TASK_EVENTS and type(task_id) is str:
                 task = self.tasks.get(task_id) or self.tasks.setdefault(task_id, _Task(task_id))
+                task.last = line_no
                 self._task_event(event, entry, task, line_no)
                 return
             if event not in TASK_EVENTS:
@@ -442,14 +508,35 @@ class _Replayer:
         self.damage.append(self.torn)
 
     def _damaged(self, line_no: int, reason: str, raw: str | bytes) -> None:
+        """A line that cannot be used: whatever event it held is lost (a blank line held
+        none)."""
+        self.last_bad = line_no
+        if type(raw) is _Oversize or (raw.strip() if isinstance(raw, str) else raw):
+            self.lost.append(line_no)
         self.damage.append(Damage(line_no, reason, _excerpt(raw)))
 
+    def _gap(self, line_no: int, line: str, found: str, expected: str) -> None:
+        """The line is whole, but the chain breaks before it: lines were lost or moved.
+
+        The line itself is read (its checksum holds); what came before it is in doubt.
+        """
+        reason = _GAP.format(found=found, expected=expected)
+        self.lost.append(line_no)
+        self.damage.append(Damage(line_no, reason, _excerpt(line), gap=True))
+
     def _state(self) -> ReplayState:
-        for task_id in self.suspect:
-            if task_id in self.completed:
-                del self.completed[task_id]
-                self.tasks[task_id].status = "pending"
-                self.tasks[task_id].output = None
+        # Damage no resume has decided on yet: every task with an event at or after it is
+        # unknown (a lost line may have been a resume that dropped its success, or the
+        # success itself); it runs again, with the same idempotency key.
+        open_damage = [line for line in self.lost if line > self.settled_at]
+        if open_damage:
+            first = open_damage[0]
+            for task in self.tasks.values():
+                if task.last >= first:
+                    self.suspect.setdefault(task.task_id, None)
+        for task_id in self.suspect:  # the journalled output stays readable, not restored
+            self.completed.pop(task_id, None)
+            self.tasks[task_id].status = "unknown"
         return ReplayState(
             suspect=tuple(self.suspect),
             task_fingerprints=self.fingerprints,
@@ -470,10 +557,11 @@ class _Replayer:
         )
 
 
-def _versioned(entry: dict[str, Any]) -> bool:
-    """True for a ``plan_started`` of journal version 2 or later (every line checksummed)."""
+def _versioned(entry: dict[str, Any], at_least: int = 2) -> bool:
+    """True for a ``plan_started`` of journal version ``at_least`` or later (2: every line
+    checksummed; 3: every line chained)."""
     version = entry.get("journal_version")
-    return type(version) is int and version >= 2
+    return type(version) is int and version >= at_least
 
 
 def _attempt(entry: dict[str, Any]) -> int:

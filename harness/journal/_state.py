@@ -23,6 +23,9 @@ class Damage:
     """The start of the line (at most 80 characters), for a person to recognise it."""
     torn: bool = False
     """True for a torn last line: a crash mid-write, which a resume cuts off."""
+    gap: bool = False
+    """True where the chain of checksums breaks: a line before this one was deleted,
+    duplicated or moved. The line itself is whole and read; what came before is in doubt."""
 
     def to_dict(self) -> dict[str, Any]:
         """The damage as JSON."""
@@ -31,6 +34,7 @@ class Damage:
             "reason": self.reason,
             "excerpt": self.excerpt,
             "torn": self.torn,
+            "gap": self.gap,
         }
 
 
@@ -41,8 +45,10 @@ class TaskState:
     task_id: str
     """The task id as journalled."""
     status: str
-    """``succeeded``, ``failed``, ``blocked``, ``started`` (no outcome: it was cut short)
-    or ``pending`` (a resume with ``from`` dropped its earlier success)."""
+    """``succeeded``, ``failed``, ``blocked``, ``started`` (no outcome: it was cut short),
+    ``pending`` (a resume with ``from`` dropped its earlier success) or ``unknown`` (damage
+    hides its state: it has an event after a damaged or missing line that no resume has
+    decided on yet, or two different outputs; a resume runs it and its downstream again)."""
     attempts: int = 0
     """Attempts so far, over every execution in the journal."""
     description: str | None = None
@@ -64,6 +70,9 @@ class TaskState:
     attempts_since_reset: int = 0
     """Attempts counted against the total budget: since the last reset (``--from`` the task,
     or ``--reset-attempts``), over every execution."""
+    sees: Mapping[str, str] | None = None
+    """For a success: digests of what its agent saw (``task``, ``inputs``, ``goal`` when it
+    reads it), as journalled; None for journals written before (and the gem's)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The task state as JSON."""
@@ -119,8 +128,9 @@ class ReplayState:
     task_fingerprints: Mapping[str, str] | None = None
     """Task id -> structure fingerprint of the plan last recorded (None: an older journal)."""
     suspect: tuple[str, ...] = ()
-    """Tasks whose success is in doubt because of damage (two different outputs after a
-    damaged line): not restored, and a resume runs them and their downstream again."""
+    """Tasks whose state damage hides (status ``unknown``): an event after a damaged or
+    missing line that no resume has decided on yet, or two different outputs. Not restored:
+    a resume runs them and their downstream again, once (its ``plan_resumed`` settles it)."""
 
     @property
     def outputs(self) -> dict[str, Any]:
@@ -182,7 +192,7 @@ class JournalDamagedError(JournalError):
         state: the tolerant replay of the whole journal (every damaged line in ``damage``).
     """
 
-    def __init__(self, damage: Damage, state: ReplayState) -> None:
+    def __init__(self, damage: Damage, state: ReplayState, *, hint: str | None = None) -> None:
         self.damage = damage
         self.state = state
         more = len(state.damage) - 1
@@ -191,7 +201,8 @@ class JournalDamagedError(JournalError):
             + (f" (and {more} more damaged line{'s' if more > 1 else ''})" if more > 0 else ""),
             source=state.path,
             location=f"line {damage.line}",
-            hint=(
+            hint=hint
+            or (
                 "a resume cuts a torn last line off; see `planeval journal show` for every line"
                 if damage.torn
                 else "replay tolerantly to skip damaged lines (`planeval journal show`)"

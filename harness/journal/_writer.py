@@ -6,6 +6,9 @@ append holds both while it checks the tail, writes the line with ``O_APPEND`` an
 events) fsyncs, so lines never interleave or tear. An ``exclusive`` writer (an execution's)
 takes the file lock once when it opens and keeps it until it closes.
 
+Chaining: every line gets a ``prev`` link, the checksum of the line before it (see
+``chain_line``), added under the locks, where the line before is known for sure.
+
 Crash repair: a journal whose last byte is not ``\\n`` ends in a torn line (a writer died
 mid-write). Before the next event is appended, the torn bytes are saved to ``<journal>.torn``,
 cut off, and a ``journal_repaired`` event records where they were, so a new event is never
@@ -19,13 +22,14 @@ import fcntl
 import json
 import os
 import threading
+import zlib
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness._errors import InfrastructureError, JournalError
-from harness.journal._events import checksum_state, encode_event
+from harness.journal._events import chain_line, checksum_state, encode_event, link_of
 
 __all__ = ["JournalStorageError", "JournalWriter", "TornTailRepair", "prepare_journal_folder"]
 
@@ -142,6 +146,7 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
         self._lock = threading.Lock()
         self._unsynced = 0
         self._end = -1  # file size after our last line (-1: unknown, so check the tail)
+        self._link = ""  # the link our last line passes on (valid while the size is _end)
         self._fd = self._open()
         if exclusive:
             try:
@@ -179,7 +184,8 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
         self.append_line(line)
 
     def append_line(self, line: bytes) -> None:
-        """Append one already-encoded, ``\\n``-terminated line (used by ``append``)."""
+        """Append one line as ``encode_event`` wrote it (used by ``append``); the writer
+        chains it to the line before it (``prev``) as it writes."""
         with self._lock:
             if self._fd < 0:
                 raise ValueError("the journal writer is closed")
@@ -189,7 +195,11 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
                 size = self._repair_torn_tail()
+                if size != self._end:  # another writer appended since our last line
+                    self._link = _last_link(self._fd, size)
+                line = chain_line(line, self._link)
                 _write_all(self._fd, line)
+                self._link = line[-11:-3].decode()
                 self._end = size + len(line)
                 self._unsynced += 1
                 if self._unsynced >= self.fsync_every and self.fsync_every:
@@ -201,8 +211,14 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
     def _append_holding_the_file_lock(self, line: bytes) -> None:
         # The file lock is ours from open to close, so after the first append (which checks
         # the tail) the file ends where our last line ended: no lock or size check per line.
-        size = self._end if self._end >= 0 else self._repair_torn_tail()
+        if self._end >= 0:
+            size = self._end
+        else:
+            size = self._repair_torn_tail()
+            self._link = _last_link(self._fd, size)
+        line = chain_line(line, self._link)
         _write_all(self._fd, line)
+        self._link = line[-11:-3].decode()
         self._end = size + len(line)
         self._unsynced += 1
         if self._unsynced >= self.fsync_every and self.fsync_every:
@@ -253,7 +269,9 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
         repair = TornTailRepair(line=line_no, offset=start, length=len(torn), saved_to=str(sidecar))
         os.ftruncate(self._fd, start)
         os.fsync(self._fd)
-        note = encode_event("journal_repaired", repair.to_event())
+        note = chain_line(
+            encode_event("journal_repaired", repair.to_event()), _last_link(self._fd, start)
+        )
         _write_all(self._fd, note)
         self.repairs.append(repair)
         return start + len(note)
@@ -268,6 +286,30 @@ def _is_whole_event(data: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(entry, dict) and isinstance(entry.get("event"), str)
+
+
+def _last_link(fd: int, size: int) -> str:
+    """The link the journal's last whole line (ending at ``size``) passes to the next one.
+
+    Reads the last 21 bytes when that line is checksummed; a line written before checksums
+    (version 1, the gem's) is read whole, in chunks, for its CRC-32.
+    """
+    if size == 0:
+        return link_of(None)
+    if size >= 21:
+        tail = os.pread(fd, 21, size - 21)
+        if tail[:10] == b',"crc32":"' and tail[-3:] == b'"}\n':
+            return link_of(tail)
+    start = _last_line_start(fd, size - 1)
+    crc = 0
+    offset = start
+    while offset < size - 1:
+        chunk = os.pread(fd, min(1 << 20, size - 1 - offset), offset)
+        if not chunk:
+            break
+        crc = zlib.crc32(chunk, crc)
+        offset += len(chunk)
+    return f"{crc:08x}"
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -91,13 +91,20 @@ def test_an_unchanged_plan_resumes_without_force(done: Path) -> None:
     assert not agent.calls
 
 
-def test_input_edits_are_not_structure(done: Path) -> None:
+def test_an_input_edit_reruns_the_task_and_its_dependents(done: Path) -> None:
+    """Not a structure change (no --force needed), but the agent sees the task's input."""
+
     def edit_input(tasks: list[dict[str, Any]]) -> None:
         tasks[1]["input"] = {"field": "order_number"}
 
     agent = RecordingAgent()
-    assert execute(_edited(edit_input), done, agent=agent, resume=True).ok
-    assert not agent.calls  # not structure: use --from extract to rerun it
+    result = execute(_edited(edit_input), done, agent=agent, resume=True)
+    assert result.ok
+    assert set(agent.calls) == {"extract", "refund", "notify"}
+    assert set(result.restored) == {"fetch", "classify", "audit"}
+    resumed = [e for e in map(json.loads, done.read_text().splitlines()) if "forced" in e][-1]
+    assert "the task changed" in resumed["invalidated"]["extract"]
+    assert resumed["invalidated"]["refund"] == "extract, upstream of it, runs again"
 
 
 def test_the_cli_names_what_changed(
