@@ -6,7 +6,8 @@
   (design-effect-adjusted Wilson; plain Wilson with one sample per case).
 - ``paired_test``: base against candidate on the same cases, a verdict and an interval from one
   procedure (exact McNemar with its conditional exact interval, or a sign-flip permutation test
-  with its inverted interval); ``holm`` / ``holm_levels`` for several comparisons.
+  with its inverted interval, enumerated exactly up to ``EXACT_CASES`` cases); ``holm`` /
+  ``holm_levels`` for several comparisons.
 
 numpy and scipy are imported inside the functions that need them: ``planeval run`` needs only
 ``wilson_interval``.
@@ -23,8 +24,10 @@ from harness.stats._binomial import (
 from harness.stats._cluster import ClusterSums, cluster_wilson, design_effect
 from harness.stats._mean import MeanDifference, clustered_mean, paired_mean_test
 from harness.stats._paired import (
+    EXACT_CASES,
     FLIPS,
     PairedResult,
+    all_sign_sums,
     clopper_pearson,
     holm,
     holm_levels,
@@ -33,11 +36,13 @@ from harness.stats._paired import (
 )
 
 __all__ = [
+    "EXACT_CASES",
     "FLIPS",
     "Z95",
     "ClusterSums",
     "MeanDifference",
     "PairedResult",
+    "all_sign_sums",
     "clopper_pearson",
     "cluster_wilson",
     "clustered_mean",
