@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import InputError
-from harness._format import format_rate
+from harness._format import format_interval, format_rate
 from harness.gate._baseline import Baseline
 from harness.gate._complete import require_complete
 from harness.gate._drop import (
@@ -152,7 +152,7 @@ def _min_rate(s: Summary, threshold: float) -> RuleResult:
     below = m[m["rate"] < threshold].sort_values("rate")
     details = [
         f"{model}: {format_rate(r['passed'], r['counted'])} "
-        f"(95% CI {r['low'] * 100:.1f}–{r['high'] * 100:.1f}%), "
+        f"(95% CI {format_interval(r['low'], r['high'])}, clustered by case), "
         f"short by {_pts(threshold - r['rate'])}"
         for model, r in below.iterrows()
     ]

@@ -1,9 +1,10 @@
 """Aggregation of a run with pandas: pass rates per model, tag and case, check failure rates;
 parse rate; pass@k / pass^k; stable / flaky labels; the ``MODEL_COLUMNS`` figures.
 
-A rate is pooled: passed samples / counted samples. Per-model and per-tag intervals are
-clustered by case (design-effect-adjusted Wilson, ``harness.stats.cluster_wilson``: plain
-Wilson with one sample per case); per-case and per-check intervals are Wilson.
+A rate is pooled: passed samples / counted samples. Every pass-rate interval over several
+cases (per model, per tag, the run's overall line) is clustered by case (design-effect-adjusted
+Wilson, ``harness.stats.cluster_wilson``: plain Wilson with one sample per case); one case's
+interval (its samples are independent draws) and per-check failure-rate intervals are Wilson.
 
 Rows that are ``missing``, ``stale`` or ``error`` never count in a pass rate (they are not
 failures) but are counted in their own columns everywhere.
@@ -71,11 +72,14 @@ class Summary:
 
     @property
     def total(self) -> dict[str, Any]:
-        """Pooled figures over all models: counted, passed, rate, low, high, and each status."""
+        """Pooled figures over all models: counted, passed, rate, low, high (clustered by case
+        over every model), and each status."""
         f = self.run.frame
         counted = int(f["counted"].sum())
         passed = int(f["passed"].sum())
-        low, high = wilson_intervals([passed], [counted])
+        # Clustered by case: every sample of a case, of every model, shares its difficulty.
+        per_case = f.groupby("case", sort=False, observed=True)[["passed", "counted"]].sum()
+        low, high = cluster_wilson(ClusterSums.of_cases(per_case["passed"], per_case["counted"]))
         out: dict[str, Any] = {
             "rows": len(f),
             "counted": counted,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from harness._format import format_points_interval
 from harness.stats import PairedResult, holm, holm_levels, paired_test
 
 __all__ = ["ALPHA", "ModelVerdict", "model_verdicts"]
@@ -38,7 +39,7 @@ class ModelVerdict:
         """One sentence, e.g. ``a is better than b by +12.0 points (97.5% CI ...)``."""
         r = self.result
         ci = (
-            f"{(1 - r.alpha) * 100:.4g}% CI {r.low * 100:+.1f} to {r.high * 100:+.1f}, "
+            f"{(1 - r.alpha) * 100:.4g}% CI {format_points_interval(r.low, r.high, unit='')}, "
             f"p={self.p_adjusted:.3g}, {r.cases} cases"
         )
         if self.significant:

@@ -65,11 +65,16 @@ class TestVerdictText:
     def test_few_cases_can_detect_at_most_everything(
         self, tmp_path: Path, pattern: str, expected: float
     ) -> None:
-        """One to three cases: six cases' worth is more than the whole range, so 100 points."""
+        """One to three cases: six cases' worth is more than the whole range, so 100 points;
+        nothing changed, so the interval is the point 0, and the text says why beside the
+        detectable difference."""
         c = compare_runs(*_runs(tmp_path, _single(pattern), _single(pattern)))
         assert c.overall.smallest_detectable == expected
         assert c.overall.to_dict()["smallest_detectable_difference"] == expected
-        assert c.overall.verdict_text.endswith("smallest detectable difference ~100 points)")
+        assert c.overall.verdict_text.endswith(
+            "smallest detectable difference ~100 points; the interval has zero width: no case "
+            "changed outcome, so the exact interval is the single point 0)"
+        )
 
     def test_nothing_shared_has_no_detectable_size(self, tmp_path: Path) -> None:
         c = compare_runs(*_runs(tmp_path, {("m", "a"): "p"}, {("m", "b"): "p"}))
