@@ -132,7 +132,7 @@ def drop_evidence(items: Iterable[SharedItem], limit: float, level: float) -> Dr
         if bn > 0 and cn > 0:
             per_model.setdefault(model, []).append((bp, bn, cp, cn))
     names = list(per_model)
-    first = [_paired(per_model[m], GATE_LEVEL) for m in names]
+    first = [_paired(per_model[m], GATE_LEVEL, interval=False) for m in names]
     p1 = [_one_sided(r) for r in first]
     adjusted, levels = holm(p1), holm_levels(p1, level)
     models = [
@@ -143,9 +143,11 @@ def drop_evidence(items: Iterable[SharedItem], limit: float, level: float) -> Dr
     return DropVerdict(models, limit, level)
 
 
-def _paired(rows: Sequence[tuple[int, int, int, int]], alpha: float) -> PairedResult:
+def _paired(
+    rows: Sequence[tuple[int, int, int, int]], alpha: float, *, interval: bool = True
+) -> PairedResult:
     bp, bn, cp, cn = zip(*rows, strict=True)
-    return paired_test(bp, bn, cp, cn, alpha=min(alpha, 1.0))
+    return paired_test(bp, bn, cp, cn, alpha=min(alpha, 1.0), interval=interval)
 
 
 def _one_sided(r: PairedResult) -> float:

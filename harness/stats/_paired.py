@@ -311,6 +311,7 @@ def paired_test(
     *,
     alpha: float = 0.05,
     seed: int = 0,
+    interval: bool = True,
 ) -> PairedResult:
     """Compare two sides on the same cases (arrays aligned by case; every count > 0).
 
@@ -320,6 +321,8 @@ def paired_test(
         cand_passed: passing samples per case in the candidate.
         cand_counted: counted samples per case in the candidate.
         alpha: the level; the interval is a ``1 - alpha`` interval.
+        interval: False skips the interval (``low`` and ``high`` are NaN): for a first pass
+            that needs only p-values (Holm's correction), where the bisection would be wasted.
         seed: seed of the random sign flips above ``EXACT_CASES`` cases (results are
             reproducible for a seed; up to ``EXACT_CASES`` cases the test is exact and the
             seed is not used).
@@ -347,7 +350,10 @@ def paired_test(
     # Per-case contributions to the pooled difference; the weights give the shift's scale.
     d = yc / mc.sum() - yb / mb.sum()
     w = (mb + mc) / (mb.sum() + mc.sum())
-    p, low, high = _inverted_interval(d, w, alpha, seed)
+    if interval:
+        p, low, high = _inverted_interval(d, w, alpha, seed)
+    else:
+        p, low, high = float(sign_flip_pvalues(d, seed=seed)[0]), math.nan, math.nan
     se = float(np.sqrt((d * d).sum()))
     return PairedResult(
         "sign-flip", n, base_rate, cand_rate, low, high, p, alpha, se=se, exact=n <= EXACT_CASES

@@ -262,7 +262,10 @@ class TestMinPassRate:
         assert not rule.ok
         assert rule.message == "2 model(s) below 80.0%; worst b at 50.0%, short by 30.0 points"
         assert [d.split(":")[0] for d in rule.details] == ["b", "c"]
-        assert rule.details[0] == "b: 50.0% (95% CI 23.7–76.3%), short by 30.0 points"
+        # the clustered interval (one sample per case: Wilson's 23.66-76.34%), rounded outward
+        assert rule.details[0] == (
+            "b: 50.0% (95% CI 23.6–76.4%, clustered by case), short by 30.0 points"
+        )
 
     def test_passing_message_names_the_lowest_model(self, tmp_path: Path) -> None:
         outcomes = {**_single("pppp", "a"), **_single("pppf", "b")}
