@@ -1,4 +1,4 @@
-"""The gate's false-alarm and detection rates, today's rule beside the shipped family.
+"""The gate's false-alarm and detection rates, the old rule beside the shipped family.
 
 Two runs of one simulated planner (heterogeneous cases, ``tests/gate/_simulate.py``) at
 30/100/300 cases x 1/3/5 samples, 2,000 trials a cell, gated with ``--max-drop 0.05
@@ -33,14 +33,14 @@ def main() -> None:
         for samples in (1, 3, 5):
             r = sim.false_alarms(cases, samples, n, seed=cases * 10 + samples)
             print(
-                f"{cases:>5} x {samples}       | {r.old_gate:10.1%} {r.old_max_drop:14.1%} | "
+                f"{cases:>5} x {samples}       | {r.old_gate:11.1%} {r.old_max_drop:14.1%} | "
                 f"{r.new_gate:9.1%} {r.new_max_drop:9.1%} {r.new_failures:16.1%}"
             )
     print(f"\na 10-point drop at 100 cases x 5 samples, {n} trials: share caught")
     for kind in ("broken", "diffuse"):
         r = sim.detection(100, 5, n, seed=7, kind=kind)
         print(
-            f"{kind:>8}: today {r.old_gate:.1%} (max-drop alone {r.old_max_drop:.1%}); "
+            f"{kind:>8}: before {r.old_gate:.1%} (max-drop alone {r.old_max_drop:.1%}); "
             f"now {r.new_gate:.1%} (max-drop {r.new_max_drop:.1%}, "
             f"no-new-failures {r.new_failures:.1%})"
         )

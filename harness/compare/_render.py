@@ -145,9 +145,11 @@ def _lists(c: Comparison, heading: str, fmt: Any) -> list[str]:
             shown = ", ".join(f"{m}/{k}" for m, k in items[:LIST_LIMIT])
             more = f" …and {len(items) - LIST_LIMIT} more" if len(items) > LIST_LIMIT else ""
             out.append(f"{heading}{title}, not compared ({len(items)}): {shown}{more}")
+    same_run = c.base.run_dir.resolve() == c.cand.run_dir.resolve()
     for side, models in c.unpaired_models.items():
-        if models:
-            out.append(f"{heading}models only in {side}, not compared: {', '.join(models)}")
+        if models and not same_run:  # two models of one run: the others were simply not chosen
+            name = "base" if side == "base" else "the candidate"
+            out.append(f"{heading}models of {name} not compared: {', '.join(models)}")
     return out
 
 

@@ -12,7 +12,6 @@ appear are counted from run.json's case count, not named).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from harness._errors import InputError, RunFormatError
 from harness.report import LoadedRun
@@ -116,20 +115,15 @@ class Completeness:
 
 def _suite_case_ids(run: LoadedRun) -> list[str] | None:
     """The case ids of the run's suite file, when the file can still be read."""
-    m = run.manifest
-    d = run.run_dir.resolve()
-    for folder in d.parents:  # <project>/reports/runs/.../<run>
-        if folder.name == "runs" and folder.parent.name == "reports":
-            path = folder.parent.parent / m.suite_path
-            break
-    else:
-        return None
-    if not m.suite_path or not path.is_file():
+    from harness.run._finish import suite_file
+
+    path = suite_file(run.manifest, run.run_dir)
+    if path is None:
         return None
     from harness.suite import load_suite
 
     try:
-        return [c.id for c in load_suite(Path(path)).cases]
+        return [c.id for c in load_suite(path).cases]
     except InputError:
         return None
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from math import comb
+
+from harness.baseline import CASE_LEVEL, all_passed_p_value
 
 __all__ = [
     "CASE_LEVEL",
@@ -42,19 +43,8 @@ __all__ = [
     "new_failures",
 ]
 
-CASE_LEVEL = 0.05
-"""A case whose baseline samples all passed is a new failure at this one-sided p-value."""
-
 RUN_LEVEL = 0.05
 """The rule fails when chance gives at least as many new failures with this probability."""
-
-
-def all_passed_p_value(n_base: int, n_cand: int, cand_failures: int) -> float:
-    """Exact one-sided Fisher p-value that the candidate passes less often, when every one of
-    the ``n_base`` baseline samples passed and ``cand_failures`` of ``n_cand`` failed now."""
-    if cand_failures <= 0:
-        return 1.0
-    return comb(n_cand, cand_failures) / comb(n_base + n_cand, cand_failures)
 
 
 def chance_of_at_least(probabilities: Iterable[float], k: int) -> float:

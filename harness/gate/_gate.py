@@ -24,6 +24,7 @@ from harness.gate._drop import (
 )
 from harness.gate._evidence import CASE_LEVEL, NewFailures
 from harness.report import LoadedRun, Summary, rerecord_hint, summarize
+from harness.report._markdown import PROMPT_STALE, prompt_change_line
 
 __all__ = ["GateConfigError", "GateResult", "RuleResult", "run_gate", "validate_options"]
 
@@ -45,7 +46,9 @@ class RuleResult:
     message: str
     """What was measured against what, and by how much it passed or failed."""
     details: list[str] = field(default_factory=list)
-    """Items behind a failure (models, cases), worst first."""
+    """Items behind a failure (models, cases), worst first (at most ``DETAILS``)."""
+    more: int = 0
+    """Items behind the failure beyond ``details`` (not listed)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as JSON."""
@@ -55,6 +58,7 @@ class RuleResult:
             "exit_code": self.exit_code,
             "message": self.message,
             "details": self.details,
+            "more": self.more,
         }
 
 
@@ -101,6 +105,10 @@ def validate_options(
         raise GateConfigError(f"--max-missing must be 0 or more, got {max_missing}")
 
 
+DETAILS = 20
+"""Items a failing rule lists (``more`` counts the rest)."""
+
+
 def _recordings(s: Summary, tolerance: int) -> RuleResult:
     nc = s.not_counted
     bad = nc[nc["status"].isin(("missing", "stale"))]
@@ -110,17 +118,28 @@ def _recordings(s: Summary, tolerance: int) -> RuleResult:
         what = "no missing or stale recordings" if n == 0 else f"{n} missing or stale recordings"
         return RuleResult("recordings", True, 3, f"{what} ({allowed})")
     counts = bad["status"].value_counts()
+    changed = prompt_change_line(s)
+    prompt = bad["detail"].fillna("").str.startswith(PROMPT_STALE) & (bad["status"] == "stale")
+    listed = bad[~prompt]
     details = [
-        f"{r.model} / {r.case} / sample {r.sample}: {r.status}" for r in bad.head(20).itertuples()
+        f"{r.model} / {r.case} / sample {r.sample}: {r.status}"
+        for r in listed.head(DETAILS).itertuples()
     ]
     over = f", over by {n - tolerance}" if tolerance else ""
+    head = (
+        f"{int(counts.get('missing', 0))} missing and {int(counts.get('stale', 0))} stale "
+        f"recordings ({allowed}{over}); "
+    )
+    if changed and listed.empty:  # one line for a prompt change, not one per row
+        return RuleResult("recordings", False, 3, head + changed[0].lower() + changed[1:])
+    hint = rerecord_hint(s.run.manifest, bad["model"].astype(str), s.run.run_dir)
     return RuleResult(
         "recordings",
         False,
         3,
-        f"{int(counts.get('missing', 0))} missing and {int(counts.get('stale', 0))} stale "
-        f"recordings ({allowed}{over}); " + rerecord_hint(s.run.manifest, bad["model"].astype(str)),
+        head + hint + (f"; {changed[0].lower()}{changed[1:]}" if changed else ""),
         details,
+        more=max(0, len(listed) - DETAILS),
     )
 
 
@@ -128,9 +147,10 @@ def _infra(s: Summary, tolerance: int) -> RuleResult:
     n = int(s.total["error"])
     ok = n <= tolerance
     nc = s.not_counted
+    errors = nc[nc["status"] == "error"]
     details = [
         f"{r.model} / {r.case} / sample {r.sample}: {r.detail or 'error'}"
-        for r in nc[nc["status"] == "error"].head(20).itertuples()
+        for r in errors.head(DETAILS).itertuples()
     ]
     verb = "within" if ok else "over"
     return RuleResult(
@@ -140,6 +160,7 @@ def _infra(s: Summary, tolerance: int) -> RuleResult:
         f"{n} infrastructure error row(s), {verb} the tolerance of {tolerance}"
         + ("" if ok else f" (by {n - tolerance})"),
         [] if ok else details,
+        more=0 if ok else max(0, len(errors) - DETAILS),
     )
 
 
@@ -267,7 +288,9 @@ def _new_failures(verdict: NewFailures, items: list[SharedItem], shared: int) ->
             1,
             f"{len(flagged)} new failure(s) (every baseline sample passed; exact one-sided "
             f"Fisher p <= {CASE_LEVEL:g} each), more than chance explains (P(>= {len(flagged)} "
-            f"by chance) = {verdict.chance:.2g} <= {level:g}); first: {flagged[0].describe()}",
+            f"by chance) = {verdict.chance:.2g} <= {level:g}, a Poisson-binomial count, not "
+            "compare's paired test of the overall rate, which a few broken cases barely move); "
+            f"first: {flagged[0].describe()}",
             [e.describe() for e in flagged],
         )
     dropped = len(flagged) + len(weaker)

@@ -213,10 +213,15 @@ class TestRecordingsRule:
         assert r.exit_code == 3 and "over by 1" in last_line(r)
 
     def test_hint_depends_on_the_provider(self, tmp_path: Path) -> None:
-        """Dataset models cannot be re-recorded; others get the live re-record command."""
+        """Dataset models cannot be re-recorded; others get the re-record command `run`
+        prints (it suggested `--live`, re-recording everything, where `run` suggested
+        `--record-mode new_episodes`)."""
         run = make_run(tmp_path / "r", _single("pm"))
         assert "dataset models cannot be re-recorded" in last_line(gate(str(run)))
         data = json.loads((run / "run.json").read_text())
         data["models"][0]["provider"] = "openai"
         (run / "run.json").write_text(json.dumps(data))
-        assert "planeval run evals/synthetic.yaml --live" in last_line(gate(str(run)))
+        assert (
+            "re-record with: `planeval run evals/synthetic.yaml --record-mode new_episodes "
+            "--model m`" in last_line(gate(str(run)))
+        )

@@ -174,6 +174,7 @@ class TestPrecedence:
             "exit_code": 4,
             "message": "1 infrastructure error row(s), over the tolerance of 0 (by 1)",
             "details": ["m / c01 / sample 0: error: synthetic detail"],
+            "more": 0,
         }
 
 
@@ -207,6 +208,18 @@ class TestRecordings:
         rule = _rule(run_gate(_run(tmp_path, "r", _single("m" * 21))), "recordings")
         assert rule.message.startswith("21 missing and 0 stale")
         assert len(rule.details) == 20 and rule.details[-1] == "m / c19 / sample 0: missing"
+        assert rule.more == 1
+
+    def test_the_printed_count_of_more_is_every_item_not_listed(self, tmp_path: Path) -> None:
+        """100 missing rows: 10 printed, "…and 90 more" (it said "…and 10 more": the 20
+        details kept minus the 10 printed)."""
+        from typer.testing import CliRunner
+
+        from harness._cli.main import app
+
+        run = make_run(tmp_path / "r", _single("m" * 100))
+        out = CliRunner().invoke(app, ["gate", str(run)]).stdout
+        assert "       …and 90 more" in out
 
 
 class TestInfraErrors:
@@ -460,7 +473,10 @@ class TestNewFailures:
             "each), "
             "more than chance explains (P(>= 2 by chance) = "
         )
-        assert rule.message.endswith("<= 0.05); first: m / c01: 5/5 -> 0/5 (p=0.004)")
+        assert rule.message.endswith(
+            "<= 0.05, a Poisson-binomial count, not compare's paired test of the overall rate, "
+            "which a few broken cases barely move); first: m / c01: 5/5 -> 0/5 (p=0.004)"
+        )
         assert rule.details == ["m / c01: 5/5 -> 0/5 (p=0.004)", "m / c03: 5/5 -> 0/5 (p=0.004)"]
 
     def test_a_case_failing_in_the_baseline_is_not_new(self, tmp_path: Path) -> None:
