@@ -154,3 +154,17 @@ def test_the_overall_line_and_json_totals_use_the_clustered_interval(tmp_path: P
     out = CliRunner().invoke(app, ["report", str(run), "--format", "json"])
     totals = json.loads(out.stdout)["totals"]
     assert (totals["low"], totals["high"]) == pytest.approx((model["low"], model["high"]))
+
+
+def test_a_check_that_only_warned_is_labelled_and_listed_after_failing_ones(
+    tmp_path: Path,
+) -> None:
+    """isolated_task warned on 3 of 4 samples (a warning never fails a plan), acyclic failed
+    on 1: acyclic comes first; isolated_task follows, labelled "(warning only)" (it was
+    listed first, by its higher rate, with no label)."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "ww", ("a", "c2"): "wf"})
+    text = write_report(run).summary_md.read_text()
+    section = text.split("### Checks that fail most")[1].split("###")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith("| `acyclic` | `a` | 25.0% |")
+    assert rows[1].startswith("| `isolated_task` | `a` | 75.0% (warning only) |")
