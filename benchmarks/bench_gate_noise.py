@@ -28,7 +28,7 @@ def main() -> None:
     n = args.trials
     start = time.perf_counter()
     print(f"two runs of one planner, {n} trials a cell: share failing the gate")
-    print("cases x samples | today: gate  max-drop alone | now: gate  max-drop  no-new-failures")
+    print("cases x samples | before: gate  max-drop alone | now: gate  max-drop  no-new-failures")
     for cases in (30, 100, 300):
         for samples in (1, 3, 5):
             r = sim.false_alarms(cases, samples, n, seed=cases * 10 + samples)
