@@ -1,8 +1,8 @@
 """The gate's comparisons with the baseline as one test family with one false-alarm rate.
 
 Two runs of the same planner differ by chance. A gate that fails on a point estimate ("the
-pass rate fell by more than 5 points") fails unchanged prompts: 33% of the time at 30 cases x
-1 sample, 16% at 30 x 5 with ``--no-new-failures`` beside it (``benchmarks/bench_gate_noise.py``).
+pass rate fell by more than 5 points") fails unchanged prompts: 23% of the time at 30 cases x
+1 sample, 15% at 30 x 3 with ``--no-new-failures`` beside it (``benchmarks/bench_gate_noise.py``).
 The gate therefore treats its baseline rules as one family at ``GATE_LEVEL`` (5%):
 
 - the level is split evenly (Bonferroni) between the baseline rules switched on:
