@@ -168,3 +168,22 @@ def test_a_check_that_only_warned_is_labelled_and_listed_after_failing_ones(
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert rows[0].startswith("| `acyclic` | `a` | 25.0% |")
     assert rows[1].startswith("| `isolated_task` | `a` | 75.0% (warning only) |")
+
+
+def test_check_failure_rate_intervals_are_clustered_by_case(tmp_path: Path) -> None:
+    """30 cases x 5 samples, case c failing acyclic on 5 - c % 6 samples: the check's
+    failure-rate interval is the clustered one (summary.md's "Checks that fail most" printed
+    plain Wilson over the 150 samples, 42.0–58.0%)."""
+    from harness.report import load_run, summarize
+    from harness.report._format import interval
+    from harness.stats import ClusterSums, cluster_wilson
+
+    outcomes = {("m", f"c{c:02d}"): "p" * (c % 6) + "f" * (5 - c % 6) for c in range(30)}
+    run = make_run(tmp_path / "r", outcomes)
+    r = summarize(load_run(run)).checks.loc[("acyclic", "m")]
+    failed = [5 - c % 6 for c in range(30)]
+    low, high = cluster_wilson(ClusterSums.of_cases(failed, [5] * 30))
+    assert (r["low"], r["high"]) == pytest.approx((float(low[0]), float(high[0])))
+    text = write_report(run).summary_md.read_text()
+    section = text.split("### Checks that fail most")[1].split("###")[0]
+    assert interval(r["low"], r["high"]) in section and "42.0–58.0%" not in section
