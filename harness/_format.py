@@ -11,11 +11,25 @@ rate that is not exactly 100% (or 0%) never reads as such:
 
 Rounding is exact (integer arithmetic, half away from zero), so ``format_rate(1, 8)`` reads
 ``12.5%`` on every platform. Every pass rate planeval prints goes through this module.
+
+Intervals (``format_interval`` for a pass rate, ``format_points_interval`` for a difference)
+round **outward**: the low end down, the high end up, so the printed interval holds the
+computed one and agrees with the verdict drawn from it. An end that is above zero never reads
+``+0.0`` (more decimals, up to three, then ``>0``); one below zero never reads ``-0.0``.
 """
 
 from __future__ import annotations
 
-__all__ = ["MAX_DECIMALS", "NO_RATE", "format_rate"]
+import math
+
+__all__ = [
+    "MAX_DECIMALS",
+    "NO_RATE",
+    "format_interval",
+    "format_points",
+    "format_points_interval",
+    "format_rate",
+]
 
 MAX_DECIMALS = 2
 """The most decimals shown before a rate near 0% or 100% is written as a bound."""
@@ -70,3 +84,44 @@ def format_rate(k: int, n: int, *, decimals: int = 1) -> str:
             return _text(units, d)
     bound = 10**-top
     return f">{100 - bound:.{top}f}%" if k > n / 2 else f"<{bound:.{top}f}%"
+
+
+_NOISE = 1e-4
+"""Float noise ignored when rounding outward, in units of the last decimal shown (an end
+computed as 0.2000000001 reads 20.0, not 20.1)."""
+
+
+def _outward(x: float, up: bool, decimals: int) -> float:
+    scale = float(10**decimals)
+    v = x * 100 * scale
+    return (math.ceil(v - _NOISE) if up else math.floor(v + _NOISE)) / scale
+
+
+def format_interval(low: float, high: float) -> str:
+    """A pass-rate interval in percent, one decimal, rounded outward: ``48.0–63.7%``
+    (``NO_RATE`` when an end is not a number)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return NO_RATE
+    lo = max(0.0, _outward(low, False, 1))
+    hi = min(100.0, _outward(high, True, 1))
+    return f"{lo:.1f}–{hi:.1f}%"
+
+
+def format_points(x: float, *, up: bool) -> str:
+    """One end of a difference interval in signed percentage points, rounded outward (up for
+    the high end, down for the low one), never reading ``0.0`` on the wrong side of zero."""
+    if not math.isfinite(x):
+        return NO_RATE
+    for decimals in (1, 2, 3):
+        v = _outward(x, up, decimals)
+        if (x > 0 and v <= 0) or (x < 0 and v >= 0):
+            continue  # rounding reached zero from one side: show more
+        if v == 0:
+            return f"{0.0:.1f}"
+        return f"{v:+.{decimals}f}"
+    return ">0" if x > 0 else "<0"
+
+
+def format_points_interval(low: float, high: float, unit: str = " pts") -> str:
+    """``+0.1 pts to +7.3 pts``: a difference interval rounded outward."""
+    return f"{format_points(low, up=False)}{unit} to {format_points(high, up=True)}{unit}"

@@ -8,7 +8,6 @@ column, whose breakdown ``run`` already lists on stderr.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import IO, TYPE_CHECKING
 
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from harness.run import RunResult
+    from harness.run._summary import ModelSummary
 
 __all__ = ["FAILING_SHOWN", "console_width", "print_failing", "print_table"]
 
@@ -39,14 +39,14 @@ def console_width(stream: IO[str]) -> int | None:
         return _LOG_WIDTH
 
 
-def _interval(passed: int, counted: int) -> str:
-    """The Wilson 95% interval in percent with one decimal, rounded outwards."""
-    if not counted:
+def _interval(summary: ModelSummary) -> str:
+    """The 95% interval clustered by case (the one the reports print), in percent with one
+    decimal, rounded outwards."""
+    if not summary.counted:
         return NO_RATE
-    from harness.stats import wilson_interval
+    from harness._format import format_interval
 
-    low, high = wilson_interval(passed, counted)
-    return f"{math.floor(low * 1000) / 10:.1f}–{math.ceil(high * 1000) / 10:.1f}%"
+    return format_interval(*summary.interval)
 
 
 _COMPACT_HEADERS = {
@@ -85,7 +85,7 @@ def _table(results: list[RunResult], *, compact: bool) -> Table:
             counted = c["pass"] + c["fail"] + c["unparseable"]
             cells = [
                 format_rate(c["pass"], counted),
-                _interval(c["pass"], counted),
+                _interval(summary),
                 format_rate(c["pass"] + c["fail"], counted),
                 *(f"{c[s]:,}" for s in ("pass", "fail", "unparseable")),
             ]
@@ -112,7 +112,8 @@ def _natural_width(console: Console, table: Table) -> int:
 
 
 def print_table(console: Console, results: list[RunResult]) -> None:
-    """One table for every suite and model: pass rate with its Wilson 95% interval, parse
+    """One table for every suite and model: pass rate with its 95% interval (clustered by
+    case), parse
     rate and the count of each status; the compact form when the full one does not fit."""
     full = _table(results, compact=False)
     if _natural_width(console, full) <= console.width:

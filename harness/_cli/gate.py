@@ -131,6 +131,15 @@ def gate_command(
     fmt: Annotated[
         str, typer.Option("--format", metavar="text|json", help="What to print.")
     ] = "text",
+    comment: Annotated[
+        Path | None,
+        typer.Option(
+            "--comment",
+            metavar="FILE",
+            help="Also write the pull-request comment: the verdict and deciding rule first, "
+            "then each run's summary.md, under GitHub's size limit.",
+        ),
+    ] = None,
 ) -> None:
     """Judge runs against thresholds and each suite's baseline: the CI verdict.
 
@@ -165,6 +174,8 @@ def gate_command(
     )
     verdicts = [_judge(folder, options) for folder in folders]
     code = next(c for c in _PRECEDENCE if any(v.exit_code == c for v in verdicts))
+    if comment is not None:
+        _write_comment(comment, verdicts, int(code))
     if fmt == "json":
         for verdict in verdicts:
             if verdict.error:
@@ -190,6 +201,31 @@ def gate_command(
             + ("" if code == 0 else f"; decided by {worst.suite or worst.run}")
         )
     raise typer.Exit(code)
+
+
+def _write_comment(path: Path, verdicts: list[_Verdict], code: int) -> None:
+    """The comment file; a file that cannot be written is a warning (the verdict stands)."""
+    from harness._atomic import atomic_write_text
+    from harness.gate._comment import SuiteVerdict, pull_request_comment
+
+    def summary(run: Path) -> str | None:
+        try:
+            return (run / "summary.md").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    text = pull_request_comment(
+        [
+            SuiteVerdict(v.suite or str(v.run), v.exit_code, v.result, v.error, summary(v.run))
+            for v in verdicts
+        ],
+        code,
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text)
+    except OSError as exc:
+        say_error(f"warning: cannot write the comment to {path} ({exc}); the verdict stands")
 
 
 def _judge(folder: Path, o: _Options) -> _Verdict:
@@ -252,8 +288,9 @@ def _print(v: _Verdict, *, several: bool) -> None:
         typer.echo(f"{'ok  ' if r.ok else 'FAIL'} {r.rule}: {r.message}")
         for d in r.details[:10]:
             typer.echo(f"       {d}")
-        if len(r.details) > 10:
-            typer.echo(f"       …and {len(r.details) - 10} more")
+        more = max(0, len(r.details) - 10) + r.more
+        if more:
+            typer.echo(f"       …and {more} more")
     decided = v.result.decided_by
     name = f"{v.suite}: " if several else ""
     if decided is None:

@@ -13,7 +13,7 @@ from harness._errors import InputError
 from harness._format import format_rate
 
 if TYPE_CHECKING:
-    from harness.gate import Baseline
+    from harness.baseline import Baseline
     from harness.report import LoadedRun
 
 
@@ -126,7 +126,7 @@ def _baseline_for(loaded: LoadedRun, given: Path, *, required: bool) -> Baseline
     Raises:
         InputError: ``required`` and no baseline of the suite, or an unreadable baseline.
     """
-    from harness.gate import baseline_path, load_baseline
+    from harness.baseline import baseline_path, load_baseline
 
     path = baseline_path(loaded.suite, given, loaded.run_dir)
     if not required and not path.is_file():

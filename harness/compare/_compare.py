@@ -148,9 +148,11 @@ class PairedTest:
             )
         if self.n == 0:
             return "no significant difference (n=0: nothing to compare)"
+        why = self.result.point_interval_reason
+        point = f"; the interval has zero width: {why}" if why else ""
         return (
             f"no significant difference (n={self.n}, smallest detectable difference "
-            f"~{self.smallest_detectable * 100:.0f} points)"
+            f"~{self.smallest_detectable * 100:.0f} points{point})"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import math
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from harness._format import format_points_interval
 from harness.compare._compare import Comparison, PairedTest
 from harness.compare._flip_detail import FlipDetail, flip_details
 from harness.compare._render import ci_label
@@ -39,7 +40,8 @@ def _test_row(name: str, t: PairedTest) -> str:
     return (
         f"<tr><td><code>{escape(name)}</code></td><td class='num'>{pct(t.base_rate)}</td>"
         f"<td class='num'>{pct(t.cand_rate)}</td><td class='num'>{_pts(t.difference)} pts</td>"
-        f"<td class='num'>{escape(ci_label(t))} {_pts(t.low)} to {_pts(t.high)}</td>"
+        f"<td class='num'>{escape(ci_label(t))} "
+        f"{escape(format_points_interval(t.low, t.high, unit=''))}</td>"
         f"<td class='num'>{t.p_value:.3g}</td><td class='num'>{p_adj}</td>"
         f"<td class='num'>{t.n}</td><td class='{cls}'><b>{escape(t.verdict_text)}</b></td></tr>"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from harness._format import format_points_interval
 from harness.compare._compare import Comparison, Flip, PairedTest
 from harness.cost import compare_usage, compare_usage_markdown, run_prices
 from harness.report._columns import MODEL_COLUMNS
@@ -22,6 +23,13 @@ def _num(x: float) -> float | None:
 
 def _points(x: float) -> str:
     return "–" if math.isnan(x) else f"{x * 100:+.1f} pts"
+
+
+def _interval(t: PairedTest) -> str:
+    """``95% CI -2.1 pts to +7.3 pts``, rounded outward; a zero-width interval says why."""
+    text = f"{ci_label(t)} {format_points_interval(t.low, t.high)}"
+    why = t.result.point_interval_reason
+    return f"{text} ({why})" if why else text
 
 
 def comparison_to_dict(c: Comparison) -> dict[str, Any]:
@@ -80,7 +88,7 @@ def _test_line(name: str, t: PairedTest) -> str:
     )
     return (
         f"{name}: {pct(t.base_rate)} -> {pct(t.cand_rate)} ({_points(t.difference)}, "
-        f"{ci_label(t)} {_points(t.low)} to {_points(t.high)}, p={t.p_value:.3g}, "
+        f"{_interval(t)}, p={t.p_value:.3g}, "
         f"{t.method}{extra}) => {t.verdict_text}"
     )
 
@@ -137,9 +145,11 @@ def _lists(c: Comparison, heading: str, fmt: Any) -> list[str]:
             shown = ", ".join(f"{m}/{k}" for m, k in items[:LIST_LIMIT])
             more = f" …and {len(items) - LIST_LIMIT} more" if len(items) > LIST_LIMIT else ""
             out.append(f"{heading}{title}, not compared ({len(items)}): {shown}{more}")
+    same_run = c.base.run_dir.resolve() == c.cand.run_dir.resolve()
     for side, models in c.unpaired_models.items():
-        if models:
-            out.append(f"{heading}models only in {side}, not compared: {', '.join(models)}")
+        if models and not same_run:  # two models of one run: the others were simply not chosen
+            name = "base" if side == "base" else "the candidate"
+            out.append(f"{heading}models of {name} not compared: {', '.join(models)}")
     return out
 
 
@@ -215,7 +225,7 @@ def render_markdown(c: Comparison) -> str:
     for key, t in [*rows, ("**overall**", o)]:
         lines.append(
             f"| {md_cell(key, 60)} | {pct(t.base_rate)} | {pct(t.cand_rate)} | "
-            f"{_points(t.difference)} | {ci_label(t)} {_points(t.low)} to {_points(t.high)} | "
+            f"{_points(t.difference)} | {_interval(t)} | "
             f"{t.p_value:.3g} | {md_cell(t.verdict_text, 120)} |"
         )
     holm_note = (

@@ -1,19 +1,22 @@
 """Refusing incomplete runs: a gate or a baseline on part of a suite would pass by accident.
 
 A run is complete when it finished (run.json has ``finished_at`` and is not marked
-``interrupted``) and holds one row per model x case x sample. Runs written before run.json
-recorded the number of cases are checked against the suite file when it can be read, else
-against the cases seen in the rows.
+``interrupted``), is not an unmerged ``--shard`` run nor a merge made with
+``--allow-partial``, and holds **exactly one row per (model, case, sample) item**: none
+missing, none duplicated, none foreign (``harness.run._items``). The suite's case ids come
+from run.json (shard and merged runs record them), else from the suite file when it still has
+the case count run.json recorded, else from the rows themselves (then cases that never
+appear are counted from run.json's case count, not named).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from harness._errors import InputError, RunFormatError
 from harness.report import LoadedRun
 from harness.run import finish_command
+from harness.run._items import ItemCheck, check_items, expected_items, format_items
 
 __all__ = ["Completeness", "IncompleteRunError", "completeness", "require_complete"]
 
@@ -31,7 +34,7 @@ class IncompleteRunError(RunFormatError):
 
 @dataclass(frozen=True, slots=True)
 class Completeness:
-    """How much of its suite a run holds."""
+    """How much of its suite a run holds, item by item."""
 
     rows: int
     """Rows in results.jsonl (a torn last line not included)."""
@@ -41,44 +44,86 @@ class Completeness:
     """run.json says the run was stopped (Ctrl+C, SIGTERM)."""
     unfinished: bool
     """run.json has no ``finished_at``: the run was killed, or is still running."""
+    items: ItemCheck | None = None
+    """The rows' (model, case, sample) keys against the expected items (None: no models)."""
+    unnamed_missing: int = 0
+    """Missing items of cases that never appear in the rows and whose ids are unknown."""
+    shard: str | None = None
+    """``1/2`` for an unmerged ``--shard`` run: part of the suite by design."""
+    partial: dict[str, int] = field(default_factory=dict)
+    """What ``merge --allow-partial`` recorded as missing or foreign (empty otherwise)."""
 
     @property
     def missing(self) -> int:
-        """Rows short of a complete run (0 when the expected count is unknown)."""
-        return 0 if self.expected is None else max(0, self.expected - self.rows)
+        """Expected items with no row."""
+        named = len(self.items.missing) if self.items else 0
+        if self.items is None and self.expected is not None:
+            return max(0, self.expected - self.rows)
+        return named + self.unnamed_missing
 
     @property
     def complete(self) -> bool:
         """True when nothing says the run is partial."""
-        return not (self.interrupted or self.unfinished or self.missing)
+        exact = self.items is None or self.items.exact
+        return not (
+            self.interrupted
+            or self.unfinished
+            or self.missing
+            or not exact
+            or self.shard
+            or self.partial
+        )
 
     def describe(self) -> str:
-        """One sentence: why the run is incomplete."""
+        """One sentence: why the run is incomplete, with the items."""
+        if self.shard:
+            return (
+                f"the run is shard {self.shard} of its suite (an unmerged --shard run holds "
+                "part of the suite)"
+            )
+        if self.partial:
+            counts = ", ".join(f"{n} {what}" for what, n in self.partial.items())
+            return f"the run was merged with --allow-partial ({counts} items)"
         why = (
             "it was interrupted"
             if self.interrupted
             else "it did not finish (killed, or still running)"
             if self.unfinished
-            else "rows are missing"
+            else None
         )
-        if self.expected is None:
+        parts = []
+        if self.missing:
+            named = self.items.missing if self.items else ()
+            listed = f": {format_items(named)}" if named else ""
+            of = f" of {self.expected}" if self.expected is not None else ""
+            parts.append(f"{self.missing}{of} rows are missing ({why or 'rows are missing'})")
+            parts[-1] += listed
+        if self.items and self.items.duplicated:
+            parts.append(
+                f"{len(self.items.duplicated)} (model, case, sample) items have more than one "
+                f"row: {format_items(self.items.duplicated)}"
+            )
+        if self.items and self.items.foreign:
+            parts.append(
+                f"{len(self.items.foreign)} rows are of a model, case or sample the run was not "
+                f"asked for: {format_items(self.items.foreign)}"
+            )
+        if not parts:
             return f"the run is incomplete: {why}; it holds {self.rows} row(s)"
-        return f"the run is incomplete: {self.missing} of {self.expected} rows are missing ({why})"
+        return "the run is incomplete: " + "; ".join(parts)
 
 
-def _suite_cases(run: LoadedRun) -> int | None:
-    """The number of cases in the run's suite file, when the file can still be read."""
-    m = run.manifest
-    d = run.run_dir.resolve()
-    if not m.suite_path or d.parent.name != "runs" or d.parent.parent.name != "reports":
-        return None
-    path = d.parent.parent.parent / m.suite_path
-    if not path.is_file():
+def _suite_case_ids(run: LoadedRun) -> list[str] | None:
+    """The case ids of the run's suite file, when the file can still be read."""
+    from harness.run._finish import suite_file
+
+    path = suite_file(run.manifest, run.run_dir)
+    if path is None:
         return None
     from harness.suite import load_suite
 
     try:
-        return len(load_suite(Path(path)).cases)
+        return [c.id for c in load_suite(path).cases]
     except InputError:
         return None
 
@@ -86,18 +131,34 @@ def _suite_cases(run: LoadedRun) -> int | None:
 def completeness(run: LoadedRun) -> Completeness:
     """How complete ``run`` is (see the module docstring)."""
     m = run.manifest
-    expected = m.expected_rows
-    if expected is None:
-        cases = _suite_cases(run)
-        seen = run.frame["case"].nunique()
-        expected = len(m.models) * max(cases or 0, seen) * max(1, int(m.samples or 1))
-        if not m.models:
-            expected = None
-    return Completeness(
+    models = [str(x["id"]) for x in m.models if x.get("id") is not None]
+    samples = max(1, int(m.samples or 1))
+    keys = [(str(r.model), str(r.case), int(r.sample)) for r in run.rows]
+    common = dict(
         rows=len(run.rows),
-        expected=expected,
         interrupted=bool(m.interrupted),
         unfinished=m.finished_at is None,
+        shard=f"{m.shard['index']}/{m.shard['count']}" if m.shard else None,
+        partial=dict(m.partial or {}),
+    )
+    if not models:
+        return Completeness(expected=m.expected_rows, **common)  # type: ignore[arg-type]
+    cases = list(m.case_ids) if m.case_ids else None
+    if cases is None:
+        from_suite = _suite_case_ids(run)
+        if from_suite is not None and (m.cases is None or len(from_suite) == m.cases):
+            cases = from_suite
+    unnamed = 0
+    if cases is None:
+        cases = list(dict.fromkeys(case for _, case, _ in keys))
+        if m.cases is not None and m.cases > len(cases):
+            unnamed = (m.cases - len(cases)) * len(models) * samples
+    expected = expected_items(models, cases, samples)
+    return Completeness(
+        expected=len(expected) + unnamed,
+        items=check_items(keys, expected),
+        unnamed_missing=unnamed,
+        **common,  # type: ignore[arg-type]
     )
 
 
@@ -111,9 +172,18 @@ def require_complete(run: LoadedRun, *, what: str) -> None:
     state = completeness(run)
     if state.complete:
         return
-    command = finish_command(run.manifest)
-    raise IncompleteRunError(
-        state,
-        source=str(run.run_dir),
-        hint=f"finish it with `{command}`, then {what} the new run",
-    )
+    m = run.manifest
+    if state.shard:
+        count = m.shard["count"] if m.shard else "N"
+        hint = (
+            f"run every shard (--shard i/{count}), join them with `planeval merge SHARD-RUN...`, "
+            f"then {what} the merged run"
+        )
+    elif state.partial:
+        hint = f"run the missing shards or items, merge again without --allow-partial, then {what}"
+    else:
+        command = finish_command(m)
+        hint = f"finish it with `{command}`, then {what} the new run"
+        if state.items and (state.items.duplicated or state.items.foreign):
+            hint = f"make a new run with `{command}`, then {what} it (rows were added by hand?)"
+    raise IncompleteRunError(state, source=str(run.run_dir), hint=hint)

@@ -27,9 +27,11 @@ The simulation in tests/gate/test_evidence.py measures the false-alarm and detec
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from math import comb
+
+from harness.baseline import CASE_LEVEL, all_passed_p_value
 
 __all__ = [
     "CASE_LEVEL",
@@ -41,35 +43,26 @@ __all__ = [
     "new_failures",
 ]
 
-CASE_LEVEL = 0.05
-"""A case whose baseline samples all passed is a new failure at this one-sided p-value."""
-
 RUN_LEVEL = 0.05
 """The rule fails when chance gives at least as many new failures with this probability."""
 
 
-def all_passed_p_value(n_base: int, n_cand: int, cand_failures: int) -> float:
-    """Exact one-sided Fisher p-value that the candidate passes less often, when every one of
-    the ``n_base`` baseline samples passed and ``cand_failures`` of ``n_cand`` failed now."""
-    if cand_failures <= 0:
-        return 1.0
-    return comb(n_cand, cand_failures) / comb(n_base + n_cand, cand_failures)
-
-
 def chance_of_at_least(probabilities: Iterable[float], k: int) -> float:
     """P(at least ``k`` successes) among independent events of the given probabilities."""
+    import numpy as np
+
     if k <= 0:
         return 1.0
-    dist = [1.0]  # dist[j] = P(j successes so far)
-    for p in probabilities:
-        if p <= 0.0:
-            continue
-        nxt = [0.0] * (len(dist) + 1)
-        for j, mass in enumerate(dist):
-            nxt[j] += mass * (1.0 - p)
-            nxt[j + 1] += mass * p
-        dist = nxt
-    return min(1.0, max(0.0, sum(dist[k:])))
+    ps = [p for p in probabilities if p > 0.0]
+    if k > len(ps):
+        return 0.0
+    dist = np.zeros(len(ps) + 1)  # dist[j] = P(j successes so far)
+    dist[0] = 1.0
+    for i, p in enumerate(ps):
+        # one more event: j successes stay at j with 1 - p, move to j + 1 with p
+        dist[1 : i + 2] = dist[1 : i + 2] * (1.0 - p) + dist[: i + 1] * p
+        dist[0] *= 1.0 - p
+    return float(min(1.0, max(0.0, math.fsum(dist[k:]))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,18 +106,24 @@ class NewFailures:
     possible: bool = True
     """False when no case that passed every baseline sample could reach CASE_LEVEL even if
     every candidate sample failed (too few samples: e.g. one per run)."""
+    level: float = RUN_LEVEL
+    """The run-level test's level (the gate's share of its 5% for this rule)."""
 
     @property
     def failed(self) -> bool:
-        """True when there are new failures beyond chance (chance <= RUN_LEVEL)."""
-        return bool(self.flagged) and self.chance <= RUN_LEVEL
+        """True when there are new failures beyond chance (chance <= level)."""
+        return bool(self.flagged) and self.chance <= self.level
 
 
 def new_failures(
     pairs: Iterable[tuple[str, str, tuple[int, int], tuple[int, int]]],
+    *,
+    level: float = RUN_LEVEL,
 ) -> NewFailures:
     """Apply the rule to ``(model, case, (base_passed, base_counted), (passed, counted))``
-    for every (model, case) both runs counted (see the module docstring)."""
+    for every (model, case) both runs counted (see the module docstring); the run-level test
+    fails at ``level`` (``RUN_LEVEL`` alone; the gate gives it half of its 5% when
+    ``--max-drop`` is on too, see ``harness.gate._drop``)."""
     flagged: list[CaseEvidence] = []
     weaker: list[CaseEvidence] = []
     null: list[float] = []
@@ -149,4 +148,5 @@ def new_failures(
         expected=sum(null),
         chance=chance_of_at_least(null, len(flagged)),
         possible=possible,
+        level=level,
     )

@@ -13,11 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import InputError
-from harness._format import format_rate
+from harness._format import format_interval, format_rate
 from harness.gate._baseline import Baseline
 from harness.gate._complete import require_complete
-from harness.gate._evidence import CASE_LEVEL, RUN_LEVEL, new_failures
+from harness.gate._drop import (
+    DropVerdict,
+    ModelDrop,
+    SharedItem,
+    judge_against_baseline,
+)
+from harness.gate._evidence import CASE_LEVEL, NewFailures
 from harness.report import LoadedRun, Summary, rerecord_hint, summarize
+from harness.report._markdown import PROMPT_STALE, prompt_change_line
 
 __all__ = ["GateConfigError", "GateResult", "RuleResult", "run_gate", "validate_options"]
 
@@ -39,7 +46,9 @@ class RuleResult:
     message: str
     """What was measured against what, and by how much it passed or failed."""
     details: list[str] = field(default_factory=list)
-    """Items behind a failure (models, cases), worst first."""
+    """Items behind a failure (models, cases), worst first (at most ``DETAILS``)."""
+    more: int = 0
+    """Items behind the failure beyond ``details`` (not listed)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as JSON."""
@@ -49,6 +58,7 @@ class RuleResult:
             "exit_code": self.exit_code,
             "message": self.message,
             "details": self.details,
+            "more": self.more,
         }
 
 
@@ -95,6 +105,10 @@ def validate_options(
         raise GateConfigError(f"--max-missing must be 0 or more, got {max_missing}")
 
 
+DETAILS = 20
+"""Items a failing rule lists (``more`` counts the rest)."""
+
+
 def _recordings(s: Summary, tolerance: int) -> RuleResult:
     nc = s.not_counted
     bad = nc[nc["status"].isin(("missing", "stale"))]
@@ -104,17 +118,28 @@ def _recordings(s: Summary, tolerance: int) -> RuleResult:
         what = "no missing or stale recordings" if n == 0 else f"{n} missing or stale recordings"
         return RuleResult("recordings", True, 3, f"{what} ({allowed})")
     counts = bad["status"].value_counts()
+    changed = prompt_change_line(s)
+    prompt = bad["detail"].fillna("").str.startswith(PROMPT_STALE) & (bad["status"] == "stale")
+    listed = bad[~prompt]
     details = [
-        f"{r.model} / {r.case} / sample {r.sample}: {r.status}" for r in bad.head(20).itertuples()
+        f"{r.model} / {r.case} / sample {r.sample}: {r.status}"
+        for r in listed.head(DETAILS).itertuples()
     ]
     over = f", over by {n - tolerance}" if tolerance else ""
+    head = (
+        f"{int(counts.get('missing', 0))} missing and {int(counts.get('stale', 0))} stale "
+        f"recordings ({allowed}{over}); "
+    )
+    if changed and listed.empty:  # one line for a prompt change, not one per row
+        return RuleResult("recordings", False, 3, head + changed[0].lower() + changed[1:])
+    hint = rerecord_hint(s.run.manifest, bad["model"].astype(str), s.run.run_dir)
     return RuleResult(
         "recordings",
         False,
         3,
-        f"{int(counts.get('missing', 0))} missing and {int(counts.get('stale', 0))} stale "
-        f"recordings ({allowed}{over}); " + rerecord_hint(s.run.manifest, bad["model"].astype(str)),
+        head + hint + (f"; {changed[0].lower()}{changed[1:]}" if changed else ""),
         details,
+        more=max(0, len(listed) - DETAILS),
     )
 
 
@@ -122,9 +147,10 @@ def _infra(s: Summary, tolerance: int) -> RuleResult:
     n = int(s.total["error"])
     ok = n <= tolerance
     nc = s.not_counted
+    errors = nc[nc["status"] == "error"]
     details = [
         f"{r.model} / {r.case} / sample {r.sample}: {r.detail or 'error'}"
-        for r in nc[nc["status"] == "error"].head(20).itertuples()
+        for r in errors.head(DETAILS).itertuples()
     ]
     verb = "within" if ok else "over"
     return RuleResult(
@@ -134,6 +160,7 @@ def _infra(s: Summary, tolerance: int) -> RuleResult:
         f"{n} infrastructure error row(s), {verb} the tolerance of {tolerance}"
         + ("" if ok else f" (by {n - tolerance})"),
         [] if ok else details,
+        more=0 if ok else max(0, len(errors) - DETAILS),
     )
 
 
@@ -146,7 +173,7 @@ def _min_rate(s: Summary, threshold: float) -> RuleResult:
     below = m[m["rate"] < threshold].sort_values("rate")
     details = [
         f"{model}: {format_rate(r['passed'], r['counted'])} "
-        f"(95% CI {r['low'] * 100:.1f}–{r['high'] * 100:.1f}%), "
+        f"(95% CI {format_interval(r['low'], r['high'])}, clustered by case), "
         f"short by {_pts(threshold - r['rate'])}"
         for model, r in below.iterrows()
     ]
@@ -165,82 +192,110 @@ def _min_rate(s: Summary, threshold: float) -> RuleResult:
     return RuleResult("min-pass-rate", False, 1, msg, details)
 
 
-def _shared_rates(s: Summary, base: Baseline, model: str) -> tuple[float, float, int]:
-    bc = base.cases(model)
-    cases = s.cases.xs(model, level="model")
-    cases = cases[(cases["counted"] > 0) & cases.index.isin(list(bc))]
-    if cases.empty:
-        return math.nan, math.nan, 0
-    b_pass = sum(bc[c][0] for c in cases.index)
-    b_count = sum(bc[c][1] for c in cases.index)
-    return b_pass / b_count, float(cases["passed"].sum() / cases["counted"].sum()), len(cases)
-
-
-def _max_drop(s: Summary, base: Baseline, limit: float) -> RuleResult:
-    rows = []
-    for model in s.models.index:
-        if str(model) not in base.models:
+def _shared_items(s: Summary, base: Baseline) -> tuple[list[SharedItem], int]:
+    """The (model, case) items both the baseline and the run counted, and how many the
+    baseline holds that the run has at all (counted or not)."""
+    items: list[SharedItem] = []
+    shared = 0
+    cache: dict[str, dict[str, tuple[int, int]]] = {}
+    for (case, model), r in s.cases.iterrows():
+        if str(model) not in cache:
+            cache[str(model)] = base.cases(str(model))
+        bc = cache[str(model)].get(str(case))
+        if bc is None:
             continue
-        b, r, n = _shared_rates(s, base, str(model))
-        if n:
-            rows.append((b - r, str(model), b, r, n))
-    if not rows:
-        return RuleResult(
-            "max-drop", False, 1, "no model and case shared with the baseline: nothing to compare"
+        shared += 1
+        if bc[1] > 0 and r["counted"] > 0:
+            items.append((str(model), str(case), bc, (int(r["passed"]), int(r["counted"]))))
+    return items, shared
+
+
+def _nothing_shared(rule: str, shared: int) -> RuleResult:
+    """A regression rule that compares nothing must not pass."""
+    if shared:
+        why = (
+            f"{shared} model x case item(s) are in the baseline and the run, but none was "
+            "counted in the run (all missing, stale or error): nothing to compare"
         )
-    rows.sort(reverse=True)
-    drop, model, b, r, n = rows[0]
-    over = [x for x in rows if x[0] > limit + 1e-12]
-    details = [
-        f"{m}: {bb * 100:.1f}% -> {rr * 100:.1f}% on {nn} shared cases (drop {_pts(d)})"
-        for d, m, bb, rr, nn in over
-    ]
-    head = f"{model}: {b * 100:.1f}% -> {r * 100:.1f}% on {n} shared cases"
-    if not over:
-        word = "drop" if drop > 0 else "rise" if drop < 0 else "change"
+    else:
+        why = "no model and case shared with the baseline: nothing to compare"
+    return RuleResult(rule, False, 1, why)
+
+
+def _max_drop(verdict: DropVerdict, shared: int) -> RuleResult:
+    if not verdict.models:
+        return _nothing_shared("max-drop", shared)
+    limit, level = verdict.limit, verdict.level
+    failing = verdict.failed_models()
+    worst = failing[0] if failing else verdict.models[0]
+
+    def head(m: ModelDrop) -> str:
+        return (
+            f"{m.model}: {m.test.base_rate * 100:.1f}% -> {m.test.cand_rate * 100:.1f}% "
+            f"on {m.cases} shared cases"
+        )
+
+    def evidence(m: ModelDrop) -> str:
+        p = f"{m.test_name}: one-sided p={m.p_adjusted:.2g}"
+        if len(verdict.models) > 1:
+            p += " Holm-adjusted"
+        return p
+
+    if failing:
+        details = [
+            f"{head(m)} (drop {_pts(m.drop)}, at least {_pts(max(0.0, m.drop_at_least))} "
+            f"with {(1 - m.holm_level) * 100:.4g}% confidence; {evidence(m)})"
+            for m in failing
+        ]
+        return RuleResult(
+            "max-drop",
+            False,
+            1,
+            f"{head(worst)}: a drop of {_pts(worst.drop)}, over the allowed {_pts(limit)} by "
+            f"{_pts(worst.drop - limit)}, and beyond chance ({evidence(worst)} < {level:g})",
+            details,
+        )
+    over = verdict.over_limit()
+    if over:
+        m = over[0]
         return RuleResult(
             "max-drop",
             True,
             1,
-            f"largest {word} {_pts(drop)} ({head}) within {_pts(limit)} "
-            f"(margin {_pts(limit - drop)})",
+            f"largest drop {_pts(m.drop)} ({head(m)}) is over {_pts(limit)} but within "
+            f"chance ({evidence(m)} >= {level:g}): two runs of one planner differ this much; "
+            "more cases or --samples would tell",
         )
+    word = "drop" if worst.drop > 0 else "rise" if worst.drop < 0 else "change"
     return RuleResult(
         "max-drop",
-        False,
+        True,
         1,
-        f"{head}: a drop of {_pts(drop)}, over the allowed {_pts(limit)} by {_pts(drop - limit)}",
-        details,
+        f"largest {word} {_pts(worst.drop)} ({head(worst)}) within {_pts(limit)} "
+        f"(margin {_pts(limit - worst.drop)})",
     )
 
 
-def _new_failures(s: Summary, base: Baseline) -> RuleResult:
+def _new_failures(verdict: NewFailures, items: list[SharedItem], shared: int) -> RuleResult:
     rule = "no-new-failures"
-    pairs, shared = [], 0
-    for (case, model), r in s.cases.iterrows():
-        bc = base.cases(str(model)).get(str(case))
-        shared += bool(bc)
-        if bc and r["counted"] > 0:
-            pairs.append((str(model), str(case), bc, (int(r["passed"]), int(r["counted"]))))
-    if not shared:  # a wrong baseline or renamed cases: passing would gate nothing
-        return RuleResult(
-            rule, False, 1, "no model and case shared with the baseline: nothing to compare"
-        )
-    verdict = new_failures(pairs)
-    flagged, weaker = verdict.flagged, verdict.weaker
+    if not items:  # a wrong baseline or renamed cases: passing would gate nothing
+        return _nothing_shared(rule, shared)
+    flagged, weaker, level = verdict.flagged, verdict.weaker, verdict.level
     if verdict.failed:
         return RuleResult(
             rule,
             False,
             1,
             f"{len(flagged)} new failure(s) (every baseline sample passed; exact one-sided "
-            f"p <= {CASE_LEVEL:g} each), more than chance explains (P(>= {len(flagged)} by "
-            f"chance) = {verdict.chance:.2g} <= {RUN_LEVEL:g}); first: {flagged[0].describe()}",
+            f"Fisher p <= {CASE_LEVEL:g} each), more than chance explains (P(>= {len(flagged)} "
+            f"by chance) = {verdict.chance:.2g} <= {level:g}, a Poisson-binomial count, not "
+            "compare's paired test of the overall rate, which a few broken cases barely move); "
+            f"first: {flagged[0].describe()}",
             [e.describe() for e in flagged],
         )
     dropped = len(flagged) + len(weaker)
     if not verdict.possible:
-        samples = max((bn for _, _, (_, bn), _ in pairs), default=0)
+        samples = max((bn for _, _, (_, bn), _ in items), default=0)
         return RuleResult(
             rule,
             True,
@@ -262,7 +317,7 @@ def _new_failures(s: Summary, base: Baseline) -> RuleResult:
         True,
         1,
         f"{len(flagged)} case(s) at p <= {CASE_LEVEL:g}, as many as chance gives "
-        f"(P(>= {len(flagged)} by chance) = {verdict.chance:.2g} > {RUN_LEVEL:g}; "
+        f"(P(>= {len(flagged)} by chance) = {verdict.chance:.2g} > {level:g}; "
         f"{verdict.expected:.1f} expected)",
     )
 
@@ -302,8 +357,11 @@ def run_gate(
     rules = [_recordings(s, max_missing), _infra(s, max_infra_errors)]
     if min_pass_rate is not None:
         rules.append(_min_rate(s, min_pass_rate))
-    if max_drop is not None and baseline is not None:
-        rules.append(_max_drop(s, baseline, max_drop))
-    if no_new_failures and baseline is not None:
-        rules.append(_new_failures(s, baseline))
+    if baseline is not None and needs_base:
+        items, shared = _shared_items(s, baseline)
+        judged = judge_against_baseline(items, max_drop=max_drop, no_new_failures=no_new_failures)
+        if judged.drops is not None:
+            rules.append(_max_drop(judged.drops, shared))
+        if judged.new_failures is not None:
+            rules.append(_new_failures(judged.new_failures, items, shared))
     return GateResult(rules)

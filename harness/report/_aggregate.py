@@ -1,9 +1,11 @@
 """Aggregation of a run with pandas: pass rates per model, tag and case, check failure rates;
 parse rate; pass@k / pass^k; stable / flaky labels; the ``MODEL_COLUMNS`` figures.
 
-A rate is pooled: passed samples / counted samples. Per-model and per-tag intervals are
-clustered by case (design-effect-adjusted Wilson, ``harness.stats.cluster_wilson``: plain
-Wilson with one sample per case); per-case and per-check intervals are Wilson.
+A rate is pooled: passed samples / counted samples. Every pass-rate interval over several
+cases (per model, per tag, the run's overall line), and every per-check failure-rate interval,
+is clustered by case (design-effect-adjusted Wilson, ``harness.stats.cluster_wilson``: plain
+Wilson with one sample per case); one case's interval (its samples are independent draws) is
+Wilson.
 
 Rows that are ``missing``, ``stale`` or ``error`` never count in a pass rate (they are not
 failures) but are counted in their own columns everywhere.
@@ -25,6 +27,8 @@ from harness.report._load import LoadedRun
 from harness.stats import ClusterSums, cluster_wilson, pass_at_k, pass_hat_k, wilson_intervals
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from harness.report._metrics import MetricReport
 
 __all__ = ["NOT_COUNTED", "Summary", "case_label", "summarize"]
@@ -71,11 +75,14 @@ class Summary:
 
     @property
     def total(self) -> dict[str, Any]:
-        """Pooled figures over all models: counted, passed, rate, low, high, and each status."""
+        """Pooled figures over all models: counted, passed, rate, low, high (clustered by case
+        over every model), and each status."""
         f = self.run.frame
         counted = int(f["counted"].sum())
         passed = int(f["passed"].sum())
-        low, high = wilson_intervals([passed], [counted])
+        # Clustered by case: every sample of a case, of every model, shares its difficulty.
+        per_case = f.groupby("case", sort=False, observed=True)[["passed", "counted"]].sum()
+        low, high = cluster_wilson(ClusterSums.of_cases(per_case["passed"], per_case["counted"]))
         out: dict[str, Any] = {
             "rows": len(f),
             "counted": counted,
@@ -228,7 +235,61 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
         index=index,
         dtype="int64",
     )
-    return _with_interval(df, "failed", "evaluated")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = df["evaluated"]
+        df["rate"] = np.where(n > 0, df["failed"] / n.where(n > 0, 1), np.nan)
+    df["low"], df["high"] = _check_intervals(run, df.index)
+    return df
+
+
+def _check_intervals(
+    run: LoadedRun, index: pd.MultiIndex
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Failure-rate intervals per (check, model), clustered by case like the pass rates: the
+    rows are counted per (model, case, outcome set), spread over each set's checks with numpy
+    (no Python step per row), and summed per (check, model, case)."""
+    sets = run.check_sets
+    nan = np.full(len(index), np.nan)
+    if not len(index):
+        return nan, nan.copy()
+    f = run.frame
+    model_codes, models = pd.factorize(f["model"], sort=False)
+    case_codes, cases = pd.factorize(f["case"], sort=False)
+    nsets, nmodels, ncases = len(sets.names), len(models), len(cases)
+    key = (model_codes.astype(np.int64) * ncases + case_codes) * nsets + np.asarray(sets.ids)
+    uniq, counts = np.unique(key, return_counts=True)
+    which, cell = uniq % nsets, uniq // nsets  # cell: model * ncases + case
+    checks: dict[str, int] = {}
+    flat_check: list[int] = []
+    flat_fail: list[int] = []
+    start = np.zeros(nsets, dtype=np.int64)
+    length = np.zeros(nsets, dtype=np.int64)
+    for k, (names, outcomes) in enumerate(zip(sets.names, sets.outcomes, strict=True)):
+        start[k] = len(flat_check)
+        for check, outcome in zip(names, outcomes, strict=True):
+            if outcome in ("pass", "fail", "warn"):
+                flat_check.append(checks.setdefault(str(check), len(checks)))
+                flat_fail.append(outcome != "pass")
+        length[k] = len(flat_check) - start[k]
+    rep = length[which]
+    total = int(rep.sum())
+    if total == 0:
+        return nan, nan.copy()
+    first = np.repeat(np.cumsum(rep) - rep, rep)
+    idx = np.repeat(start[which], rep) + (np.arange(total) - first)
+    weight = np.repeat(counts, rep).astype(float)
+    group = np.asarray(flat_check, dtype=np.int64)[idx] * (nmodels * ncases) + np.repeat(cell, rep)
+    groups, inverse = np.unique(group, return_inverse=True)
+    m = np.bincount(inverse, weights=weight)
+    y = np.bincount(inverse, weights=weight * np.asarray(flat_fail, dtype=float)[idx])
+    pair = (groups // (nmodels * ncases)) * nmodels + (groups % (nmodels * ncases)) // ncases
+    size = len(checks) * nmodels
+    sums = [np.bincount(pair, weights=w, minlength=size) for w in (np.ones_like(m), y, m)]
+    sums += [np.bincount(pair, weights=w, minlength=size) for w in (y * y, y * m, m * m)]
+    low, high = cluster_wilson(ClusterSums(*sums))
+    model_of = {str(x): i for i, x in enumerate(models)}
+    at = [checks[str(c)] * nmodels + model_of[str(mo)] for c, mo in index]
+    return low[at], high[at]
 
 
 def _tags(run: LoadedRun) -> pd.DataFrame:

@@ -16,7 +16,7 @@ from harness.run import FailingCase
 from harness.run._failing import _FAILED, _first_violation
 
 if TYPE_CHECKING:
-    from harness.gate import Baseline
+    from harness.baseline import Baseline
     from harness.report._aggregate import Summary
     from harness.report._load import LoadedRun
 
@@ -100,6 +100,8 @@ def failing_markdown(summary: Summary, limit: int, baseline: Baseline | None = N
     failing = run_failing_cases(summary.run)
     head = f"### Failing cases ({len(failing):,} case x model)"
     if not failing:
+        if not summary.total["counted"]:
+            return [head, "", "No case was judged: nothing was counted (see below).", ""]
         return [head, "", "No case failed.", ""]
     lines = [head, ""]
     if baseline is None:

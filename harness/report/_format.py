@@ -20,10 +20,13 @@ def pct(x: Any, digits: int = 1) -> str:
 
 
 def interval(low: Any, high: Any) -> str:
-    """A 95% interval as ``78.7–83.5%``; ``–`` for no value."""
+    """A 95% interval as ``78.7–83.5%``, rounded outward (``harness._format``); ``–`` for no
+    value."""
+    from harness._format import format_interval
+
     if _missing(low) or _missing(high):
         return "–"
-    return f"{100 * float(low):.1f}–{100 * float(high):.1f}%"
+    return format_interval(float(low), float(high))
 
 
 def count(x: Any) -> str:

@@ -191,8 +191,9 @@ def _verdicts(s: Summary) -> str:
     )
     method = "exact McNemar" if verdicts[0].result.method == "mcnemar-exact" else "sign-flip"
     holm = (
-        "; Holm-corrected over the comparisons, each interval at the level Holm tested it at"
-        if len(verdicts) > 1
+        "; Holm-corrected over every pair of models, each interval at the level Holm tested it "
+        "at, so any claim here comes from a family with at most a 5% chance of a false one"
+        if len(ranked) > 2
         else ""
     )
     return (

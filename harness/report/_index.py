@@ -19,7 +19,7 @@ from harness.report._load import LoadedRun, load_run
 from harness.report._write import ReportFiles, write_report
 
 if TYPE_CHECKING:
-    from harness.gate import Baseline
+    from harness.baseline import Baseline
 
 __all__ = ["IndexEntry", "find_runs", "is_run_folder", "write_index"]
 

@@ -14,13 +14,16 @@ from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._failing_md import failing_markdown
 from harness.report._format import count, interval, md_cell, pct
-from harness.report._hints import rerecord_hint
+from harness.report._hints import rerecord_command_of, rerecord_hint
 from harness.report._metrics import render_metrics_md
 
 if TYPE_CHECKING:
-    from harness.gate import Baseline
+    from harness.baseline import Baseline
 
-__all__ = ["MAX_CHARS", "render_summary_md"]
+__all__ = ["MAX_CHARS", "PROMPT_STALE", "prompt_change_line", "render_summary_md"]
+
+PROMPT_STALE = "recorded under prompt"
+"""How a stale row's detail starts when its recording was made under another prompt."""
 
 MAX_CHARS = 60_000
 """GitHub refuses comments over 65,536 characters; we stay well below."""
@@ -63,13 +66,18 @@ def _checks(s: Summary, limit: int) -> list[str]:
     c = s.checks[s.checks["failed"] > 0]
     if c.empty:
         return ["No check failed on any parsed plan."]
-    c = c.sort_values(["rate", "failed"], ascending=False)
+    # checks that failed plans first; a check that only warned is listed after them, labelled
+    c = c.assign(only_warned=c["warned"] >= c["failed"]).sort_values(
+        ["only_warned", "rate", "failed"], ascending=[True, False, False]
+    )
     lines = [
         "| check | model | failure rate | 95% CI | failed / checked |",
         "|---|---|---|---|---|",
     ]
     for (check, model), r in c.head(limit).iterrows():
         rate = format_rate(r["failed"], r["evaluated"])
+        if r["warned"] >= r["failed"]:  # only warnings: they never fail a plan
+            rate += " (warning only)"
         lines.append(
             f"| `{md_cell(check, 40)}` | `{md_cell(model, 60)}` | {rate} | "
             f"{interval(r['low'], r['high'])} | {count(r['failed'])} / {count(r['evaluated'])} |"
@@ -133,6 +141,16 @@ def _not_counted(s: Summary, limit: int) -> list[str]:
             f"| `{md_cell(model, 60)}` | " + " | ".join(count(r[x]) for x in NOT_COUNTED) + " |"
         )
     lines += _more(min(limit, len(m)), len(m), "models")
+    prompt = nc["detail"].fillna("").str.startswith(PROMPT_STALE) & (nc["status"] == "stale")
+    if prompt.any():
+        lines += [
+            "",
+            f"{int(prompt.sum()):,} stale rows were recorded under an earlier prompt (the line "
+            "at the top says how to re-record them); they are not listed one by one.",
+        ]
+        nc = nc[~prompt]
+        if nc.empty:
+            return lines
     lines += ["", "First rows:", ""]
     for _, r in nc.head(limit).iterrows():
         detail = md_cell(r["detail"] or "", 160)
@@ -143,9 +161,28 @@ def _not_counted(s: Summary, limit: int) -> list[str]:
     lines += _more(min(limit, len(nc)), len(nc), "rows")
     gaps = nc[nc["status"] != "error"]
     if not gaps.empty:
-        hint = rerecord_hint(s.run.manifest, gaps["model"].astype(str))
+        hint = rerecord_hint(s.run.manifest, gaps["model"].astype(str), s.run.run_dir)
         lines += ["", f"Missing or stale recordings: {hint}."]
     return lines
+
+
+def prompt_change_line(s: Summary) -> str | None:
+    """One line when rows are stale because the prompt changed since they were recorded:
+    ``the prompt changed since these recordings were made: N rows stale; re-record with: …``
+    (None when no row is)."""
+    nc = s.not_counted
+    if nc.empty:
+        return None
+    stale = nc[(nc["status"] == "stale") & nc["detail"].fillna("").str.startswith(PROMPT_STALE)]
+    if stale.empty:
+        return None
+    command = rerecord_command_of(s.run.manifest, stale["model"].astype(str), s.run.run_dir)
+    how = (
+        f"re-record with: `{command}`"
+        if command
+        else "they belong to dataset models: import the data again"
+    )
+    return f"The prompt changed since these recordings were made: {len(stale):,} rows stale; {how}"
 
 
 def _render(s: Summary, limit: int, baseline: Baseline | None) -> str:
@@ -157,13 +194,26 @@ def _render(s: Summary, limit: int, baseline: Baseline | None) -> str:
     ]
     for w in run.warnings:
         out += [f"> **Warning:** {md_cell(w, 400)}", ""]
-    out += [
-        f"**Overall:** {count(t['passed'])} of {count(t['counted'])} counted results pass "
-        f"(**{format_rate(t['passed'], t['counted'])}**, 95% CI {interval(t['low'], t['high'])}); "
-        f"{count(t['unparseable'])} unparseable (counted as failures); not counted: "
-        f"{count(t['missing'])} missing, {count(t['stale'])} stale, {count(t['error'])} error.",
-        "",
-    ]
+    changed = prompt_change_line(s)
+    if changed:
+        out += [f"> **{changed}**", ""]
+    not_counted = (
+        f"{count(t['missing'])} missing, {count(t['stale'])} stale, {count(t['error'])} error"
+    )
+    if t["counted"]:
+        out += [
+            f"**Overall:** {count(t['passed'])} of {count(t['counted'])} counted results pass "
+            f"(**{format_rate(t['passed'], t['counted'])}**, 95% CI "
+            f"{interval(t['low'], t['high'])}); {count(t['unparseable'])} unparseable (counted "
+            f"as failures); not counted: {not_counted}.",
+            "",
+        ]
+    else:
+        out += [
+            f"**Overall:** nothing was counted, so there is no pass rate: all "
+            f"{count(t['rows'])} rows are not counted ({not_counted}).",
+            "",
+        ]
     labels = s.case_labels()
     if run.manifest.samples > 1:
         out += [

@@ -52,7 +52,7 @@ class Regression:
 
 
 def _classify(item: FailingCase, base: tuple[int, int] | None) -> tuple[str, float | None, bool]:
-    from harness.gate._evidence import CASE_LEVEL, all_passed_p_value
+    from harness.baseline import CASE_LEVEL, all_passed_p_value
 
     if base is None or base[1] <= 0:
         return "not in baseline", None, False

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-    from harness.gate import Baseline
+    from harness.baseline import Baseline
 
 __all__ = ["ReportFiles", "write_report"]
 

@@ -9,13 +9,13 @@ gaps are called, so running the line as printed buys exactly the missing answers
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.run._records import RunManifest
 
-__all__ = ["RESUME_SUFFIX", "Selection", "finish_command"]
+__all__ = ["RESUME_SUFFIX", "Selection", "finish_command", "rerecord_command", "suite_file"]
 
 RESUME_SUFFIX = ".resume"
 """The label ``resume-eval`` gives its runs (``<suite>.resume``)."""
@@ -118,3 +118,55 @@ def finish_command(manifest: RunManifest, *, suite_arg: str | None = None) -> st
         live=manifest.record_mode != "none",
     )
     return selection.continue_command()
+
+
+def suite_file(manifest: RunManifest, run_dir: Path) -> Path | None:
+    """The run's suite file, when the run lives in its project
+    (``<project>/reports/runs/.../<run>``) and the file is still there."""
+    if not manifest.suite_path:
+        return None
+    for folder in run_dir.resolve().parents:
+        if folder.name == "runs" and folder.parent.name == "reports":
+            path = folder.parent.parent / manifest.suite_path
+            return path if path.is_file() else None
+    return None
+
+
+def rerecord_command(
+    manifest: RunManifest,
+    models: Iterable[str],
+    *,
+    suite_samples: int | None,
+    suite_arg: str | None = None,
+    fixtures: Path | None = None,
+) -> str | None:
+    """The one command that records exactly the missing and stale samples of ``models``
+    (``run``, ``report`` and ``gate`` all print it): ``--record-mode new_episodes`` replays what
+    is fresh and records the rest. None when every one of those models is a ``dataset`` model
+    (imported recordings cannot be re-recorded).
+
+    Args:
+        manifest: the run's run.json.
+        models: the models with missing or stale rows.
+        suite_samples: the suite's default samples (``--samples`` is added when the run used
+            another count; None when unknown: then added whenever it is not 1).
+        suite_arg: the suite path as the user typed it (default: run.json's ``suite_path``).
+        fixtures: a ``--fixtures`` folder the run was given.
+    """
+    providers = {str(m.get("id")): m.get("provider") for m in manifest.models}
+    wanted = list(dict.fromkeys(models))
+    recordable = [m for m in wanted if providers.get(m) != "dataset"]
+    if not recordable:
+        return None
+    suite = suite_arg or manifest.suite_path or f"evals/{manifest.suite}.yaml"
+    argv = ["planeval", "run", suite, "--record-mode", "new_episodes"]
+    for model in recordable:
+        argv += ["--model", model]
+    default = 1 if suite_samples is None else suite_samples
+    if manifest.samples != default:
+        argv += ["--samples", str(manifest.samples)]
+    if manifest.shard:
+        argv += ["--shard", f"{manifest.shard['index']}/{manifest.shard['count']}"]
+    if fixtures is not None:
+        argv += ["--fixtures", str(fixtures)]
+    return shlex.join(argv)

@@ -6,7 +6,10 @@ the latest finish. ``report``, ``compare`` and ``gate`` read it like any run.
 
 Refused (``InputError``, nothing written): runs of different suites, prompts, models or
 sample counts; a shard given twice or two runs holding the same row (an overlap); a missing
-shard (named, with the command that makes it); an interrupted shard.
+shard (named, with the command that makes it); an interrupted shard; and a merged run that is
+not exactly its suite's (model, case, sample) items (a row deleted from a shard, a row of a
+case the suite does not have), listed, unless ``allow_partial``: then run.json records
+``"partial": {"missing": N, "foreign": M}`` and ``gate`` and ``baseline`` refuse the run.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from harness._atomic import atomic_path, atomic_write_text
 from harness._errors import InputError, RunFormatError
+from harness.run._items import ItemCheck, check_items, expected_items
 from harness.run._records import FORMAT_VERSION, STATUSES, RunManifest
 
 __all__ = ["MergeResult", "merge_runs"]
@@ -49,8 +53,15 @@ class _Shard:
     """(model, case, sample), status, raw line."""
 
 
-def merge_runs(runs: Sequence[Path | str], out: Path | None = None) -> MergeResult:
+def merge_runs(
+    runs: Sequence[Path | str], out: Path | None = None, *, allow_partial: bool = False
+) -> MergeResult:
     """Join shard runs into one run folder (default: beside the first, ``...-merged-...``).
+
+    Args:
+        runs: the shard run folders.
+        out: the merged run folder.
+        allow_partial: write a merge that is not exactly the suite's items, marked partial.
 
     Raises:
         InputError: the runs cannot be merged (see the module docstring); nothing is written.
@@ -62,6 +73,17 @@ def merge_runs(runs: Sequence[Path | str], out: Path | None = None) -> MergeResu
     shards = _shard_order(shards)
     merged = _rows(shards)
     first = shards[0].manifest
+    items = _items(shards, merged)
+    partial = None
+    if not items.exact:
+        if not allow_partial:
+            raise InputError(
+                f"the shards do not make a complete run: {items.describe()}",
+                hint="run the missing items again (--shard i/n, --record-mode new_episodes) "
+                "and merge all shards, or pass --allow-partial to write a run that gate and "
+                "baseline refuse",
+            )
+        partial = {"missing": len(items.missing), "foreign": len(items.foreign)}
     target = _target(Path(shards[0].path), first.suite, out)
     counts = Counter(status for _key, status, _line in merged)
     manifest = RunManifest(
@@ -76,6 +98,7 @@ def merge_runs(runs: Sequence[Path | str], out: Path | None = None) -> MergeResu
             "budget": _budget(shards),
             "shard": None,
             "merged_from": [s.manifest.run_id for s in shards],
+            "partial": partial,
         }
     )
     target.mkdir(parents=True, exist_ok=True)
@@ -218,6 +241,22 @@ def _rows(shards: list[_Shard]) -> list[tuple[tuple[str, str, int], str, str]]:
     merged = [row for shard in shards for row in shard.lines]
     merged.sort(key=lambda r: (models.get(r[0][0], len(models)), cases[r[0][1]], r[0][2]))
     return merged
+
+
+def _items(shards: list[_Shard], merged: list[tuple[tuple[str, str, int], str, str]]) -> ItemCheck:
+    """The merged rows against the suite's items: the models and samples of run.json, the
+    case ids shard runs record (or, for plain runs, the cases seen, plus run.json's count)."""
+    first = shards[0].manifest
+    models = [str(m["id"]) for m in first.models]
+    cases: list[str] = list(dict.fromkeys(c for s in shards for c in (s.manifest.case_ids or ())))
+    if not cases:
+        cases = list(dict.fromkeys(key[1] for key, _status, _line in merged))
+    expected = expected_items(models, cases, int(first.samples or 1))
+    check = check_items((key for key, _status, _line in merged), expected)
+    if first.cases is not None and first.cases > len(cases):  # cases no row mentions
+        unnamed = [("?", f"({first.cases - len(cases)} case(s) with no row)", 0)]
+        check = ItemCheck(check.expected, check.missing + tuple(unnamed), (), check.foreign)
+    return check
 
 
 def _budget(shards: list[_Shard]) -> dict[str, Any] | None:

@@ -138,6 +138,9 @@ class RunManifest:
     """The suite's case ids in order (shard runs: ``merge`` restores the single run's order)."""
     merged_from: list[str] | None = None
     """The run ids a ``merge`` joined, else None."""
+    partial: dict[str, int] | None = None
+    """``{missing, foreign}`` item counts of a ``merge --allow-partial`` that was not its
+    suite's exact items; ``gate`` and ``baseline`` refuse such a run. None otherwise."""
     prices: dict[str, Any] | None = None
     """The price each model's tokens were costed at (``harness.cost.Price`` fields, with its
     source and date), or None for a model without a price; None for runs made before prices."""

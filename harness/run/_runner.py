@@ -110,26 +110,18 @@ class RunResult:
         ``--record-mode new_episodes`` replays what is fresh and records the rest; only the
         models with missing or stale rows (and that can be recorded) are named.
         """
-        models = dict.fromkeys(r.model for r in self.rows_with("missing", "stale"))
-        recordable = [
-            m for m in models if (spec := self.suite.model(m)) and spec.provider != "dataset"
-        ]
-        argv = [
-            "planeval",
-            "run",
-            suite_arg or str(self.suite.path),
-            "--record-mode",
-            "new_episodes",
-        ]
-        for model in recordable:
-            argv += ["--model", model]
-        if self.manifest.samples != self.suite.samples:
-            argv += ["--samples", str(self.manifest.samples)]
-        if self.manifest.shard:
-            argv += ["--shard", f"{self.manifest.shard['index']}/{self.manifest.shard['count']}"]
-        if fixtures is not None:
-            argv += ["--fixtures", str(fixtures)]
-        return shlex.join(argv)
+        from harness.run._finish import rerecord_command
+
+        models = [r.model for r in self.rows_with("missing", "stale")]
+        command = rerecord_command(
+            self.manifest,
+            models,
+            suite_samples=self.suite.samples,
+            suite_arg=suite_arg or str(self.suite.path),
+            fixtures=fixtures,
+        )
+        # every model is a dataset model: the command names none (callers check "--model")
+        return command or shlex.join(["planeval", "run", suite_arg or str(self.suite.path)])
 
 
 class RunInterrupted(KeyboardInterrupt):

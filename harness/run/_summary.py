@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.run._records import COUNTED_STATUSES, STATUSES, ResultRow
 
@@ -19,6 +19,16 @@ class ModelSummary:
     """The model id."""
     counts: dict[str, int]
     """Rows per status (every status present, zeros included)."""
+    per_case: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Case id -> (passed, counted) samples: what the clustered interval needs."""
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% interval of the pass rate, clustered by case (the one every report
+        prints: ``harness.stats.cluster_wilson_interval``); NaNs when nothing counted."""
+        from harness.stats._cluster import cluster_wilson_interval
+
+        return cluster_wilson_interval(self.per_case.values())
 
     @property
     def counted(self) -> int:
@@ -49,4 +59,14 @@ def summarize(rows: Iterable[ResultRow], models: Iterable[str] = ()) -> list[Mod
     by_model: dict[str, list[ResultRow]] = {m: [] for m in models}
     for row in rows:
         by_model.setdefault(row.model, []).append(row)
-    return [ModelSummary(m, count_statuses(r)) for m, r in by_model.items()]
+    return [ModelSummary(m, count_statuses(r), _per_case(r)) for m, r in by_model.items()]
+
+
+def _per_case(rows: Iterable[ResultRow]) -> dict[str, tuple[int, int]]:
+    out: dict[str, list[int]] = {}
+    for row in rows:
+        if row.status in COUNTED_STATUSES:
+            c = out.setdefault(row.case, [0, 0])
+            c[0] += row.status == "pass"
+            c[1] += 1
+    return {case: (c[0], c[1]) for case, c in out.items()}

@@ -2,14 +2,16 @@
 
 - ``wilson_interval`` / ``wilson_intervals``, ``mcnemar_exact``, ``pass_at_k``, ``pass_hat_k``:
   textbook binomial formulas (own code, checked against scipy in the tests).
-- ``cluster_wilson``: a pass-rate interval for several correlated samples per case
+- ``cluster_wilson`` (``cluster_wilson_interval`` for one group, math only): the pass-rate
+  interval every figure prints, for several correlated samples per case
   (design-effect-adjusted Wilson; plain Wilson with one sample per case).
 - ``paired_test``: base against candidate on the same cases, a verdict and an interval from one
   procedure (exact McNemar with its conditional exact interval, or a sign-flip permutation test
-  with its inverted interval); ``holm`` / ``holm_levels`` for several comparisons.
+  with its inverted interval, enumerated exactly up to ``EXACT_CASES`` cases); ``holm`` /
+  ``holm_levels`` for several comparisons.
 
 numpy and scipy are imported inside the functions that need them: ``planeval run`` needs only
-``wilson_interval``.
+``cluster_wilson_interval``.
 """
 
 from harness.stats._binomial import (
@@ -20,11 +22,18 @@ from harness.stats._binomial import (
     wilson_interval,
     wilson_intervals,
 )
-from harness.stats._cluster import ClusterSums, cluster_wilson, design_effect
+from harness.stats._cluster import (
+    ClusterSums,
+    cluster_wilson,
+    cluster_wilson_interval,
+    design_effect,
+)
 from harness.stats._mean import MeanDifference, clustered_mean, paired_mean_test
 from harness.stats._paired import (
+    EXACT_CASES,
     FLIPS,
     PairedResult,
+    all_sign_sums,
     clopper_pearson,
     holm,
     holm_levels,
@@ -33,13 +42,16 @@ from harness.stats._paired import (
 )
 
 __all__ = [
+    "EXACT_CASES",
     "FLIPS",
     "Z95",
     "ClusterSums",
     "MeanDifference",
     "PairedResult",
+    "all_sign_sums",
     "clopper_pearson",
     "cluster_wilson",
+    "cluster_wilson_interval",
     "clustered_mean",
     "design_effect",
     "holm",

@@ -15,13 +15,15 @@ behaviour near 0 and 1; the coverage is checked by a seeded simulation in the te
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["ClusterSums", "cluster_wilson", "design_effect"]
+__all__ = ["ClusterSums", "cluster_wilson", "cluster_wilson_interval", "design_effect"]
 
 
 class ClusterSums:
@@ -106,3 +108,31 @@ def cluster_wilson(
     low = np.where(s.passed <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
     high = np.where(s.passed >= n, 1.0, np.clip(centre + half, 0.0, 1.0))
     return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+
+
+def cluster_wilson_interval(
+    cases: Iterable[tuple[int, int]], z: float = 1.959963984540054
+) -> tuple[float, float]:
+    """``cluster_wilson`` of one group from its ``(passed, counted)`` per case, with ``math``
+    only (``planeval run`` prints it without importing numpy). NaNs when nothing counted."""
+    pairs = [(float(y), float(m)) for y, m in cases if m > 0]
+    n = math.fsum(m for _, m in pairs)
+    if n <= 0:
+        return (math.nan, math.nan)
+    passed = math.fsum(y for y, _ in pairs)
+    c = len(pairs)
+    p = passed / n
+    if all(m == 1 for _, m in pairs):
+        deff = 1.0
+    elif p <= 0 or p >= 1 or c <= 1:
+        deff = n / c
+    else:
+        resid = math.fsum((y - p * m) ** 2 for y, m in pairs)
+        deff = max(1.0, (c / (c - 1) * resid / (n * n)) / (p * (1 - p) / n))
+    eff = n / deff
+    denom = 1 + z * z / eff
+    centre = (p + z * z / (2 * eff)) / denom
+    half = z * math.sqrt(p * (1 - p) / eff + z * z / (4 * eff * eff)) / denom
+    low = 0.0 if passed <= 0 else min(1.0, max(0.0, centre - half))
+    high = 1.0 if passed >= n else min(1.0, max(0.0, centre + half))
+    return (low, high)

@@ -157,14 +157,15 @@ def test_no_model_in_common_is_refused(tmp_path: Path) -> None:
 
 def test_verdict_agrees_with_its_interval(tmp_path: Path) -> None:
     """The issue's case: 40 cases, 5 fail->pass, none back. p=0.0625: no significant
-    difference, and the printed interval reaches below zero."""
+    difference, and the printed interval reaches below zero (-0.595 points, rounded outward
+    to -0.6: rounding toward zero printed -0.5)."""
     base = _single("f" * 5 + "p" * 35)
     c = compare_runs(*_runs(tmp_path, base, _single("p" * 40)))
     o = c.overall
     assert o.verdict == "no significant difference" and o.low < 0 < o.high
     out = runner.invoke(app, ["compare", str(tmp_path / "base"), str(tmp_path / "cand")]).stdout
     last = out.strip().splitlines()[-1]
-    assert "95% CI -0.5 pts to +12.5 pts" in last and "no significant difference" in last
+    assert "95% CI -0.6 pts to +12.5 pts" in last and "no significant difference" in last
 
 
 def test_everything_is_on_shared_cases(tmp_path: Path) -> None:
@@ -205,3 +206,24 @@ def test_several_models_are_holm_corrected(tmp_path: Path) -> None:
     assert x.p_adjusted == pytest.approx(2 * x.p_value) and x.confidence == 0.975
     assert x.verdict == "better" and x.low > 0 and "Holm-adjusted" in x.verdict_text
     assert y.verdict == "no significant difference" and y.confidence == 0.95
+
+
+def test_two_models_of_one_run_print_no_only_in_lines(tmp_path: Path) -> None:
+    """The README's one-run compare (the run against itself, one model against the other)
+    prints no "models only in ..." lines: both models are in both "runs" (it printed
+    "models only in base, not compared: y" and the converse); two runs still name the
+    models they did not compare."""
+    run = make_run(
+        tmp_path / "r", {("x", "c1"): "p", ("x", "c2"): "p", ("y", "c1"): "f", ("y", "c2"): "p"}
+    )
+    one = runner.invoke(
+        app, ["compare", str(run), str(run), "--base-model", "x", "--cand-model", "y"]
+    )
+    assert one.exit_code == 0, one.output
+    assert "only in" not in one.stdout and "not compared" not in one.stdout
+    other = make_run(
+        tmp_path / "s", {("x", "c1"): "p", ("x", "c2"): "f", ("y", "c1"): "p", ("y", "c2"): "p"}
+    )
+    two = runner.invoke(app, ["compare", str(run), str(other), "--base-model", "x"])
+    assert "models of base not compared: y" in two.stdout
+    assert "models of the candidate not compared: y" in two.stdout

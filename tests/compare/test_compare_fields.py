@@ -65,11 +65,16 @@ class TestVerdictText:
     def test_few_cases_can_detect_at_most_everything(
         self, tmp_path: Path, pattern: str, expected: float
     ) -> None:
-        """One to three cases: six cases' worth is more than the whole range, so 100 points."""
+        """One to three cases: six cases' worth is more than the whole range, so 100 points;
+        nothing changed, so the interval is the point 0, and the text says why beside the
+        detectable difference."""
         c = compare_runs(*_runs(tmp_path, _single(pattern), _single(pattern)))
         assert c.overall.smallest_detectable == expected
         assert c.overall.to_dict()["smallest_detectable_difference"] == expected
-        assert c.overall.verdict_text.endswith("smallest detectable difference ~100 points)")
+        assert c.overall.verdict_text.endswith(
+            "smallest detectable difference ~100 points; the interval has zero width: no case "
+            "changed outcome, so the exact interval is the single point 0)"
+        )
 
     def test_nothing_shared_has_no_detectable_size(self, tmp_path: Path) -> None:
         c = compare_runs(*_runs(tmp_path, {("m", "a"): "p"}, {("m", "b"): "p"}))
@@ -302,17 +307,18 @@ class TestFigures:
 
 class TestSeed:
     def test_the_seed_reaches_the_sign_flip_test(self, tmp_path: Path) -> None:
-        """Several samples per case: the overall test is ``paired_test`` over the per-case
-        sums with the seed asked for, and another seed gives another p-value."""
-        base = {("m", f"c{i:02d}"): "pff" if i % 2 else "ppf" for i in range(12)}
-        cand = {("m", f"c{i:02d}"): "ppf" if i % 3 else "fff" for i in range(12)}
+        """Several samples per case and more than EXACT_CASES (20) cases: the overall test is
+        ``paired_test`` over the per-case sums with the seed asked for, and another seed gives
+        another p-value (up to 20 cases the test is exact and no seed changes it)."""
+        base = {("m", f"c{i:02d}"): "pff" if i % 2 else "ppf" for i in range(24)}
+        cand = {("m", f"c{i:02d}"): "ppf" if i % 3 else "fff" for i in range(24)}
         b, c = _runs(tmp_path, base, cand)
-        yb = [2 - i % 2 for i in range(12)]
-        yc = [2 if i % 3 else 0 for i in range(12)]
+        yb = [2 - i % 2 for i in range(24)]
+        yc = [2 if i % 3 else 0 for i in range(24)]
         ps = set()
         for seed in (0, 1, 2, 3):
             got = compare_runs(b, c, seed=seed).overall.result
-            assert got == paired_test(yb, [3] * 12, yc, [3] * 12, seed=seed)
+            assert got == paired_test(yb, [3] * 24, yc, [3] * 24, seed=seed)
             ps.add(got.p_value)
         assert len(ps) > 1
         assert compare_runs(b, c).overall.result == compare_runs(b, c, seed=0).overall.result
@@ -347,10 +353,11 @@ class TestSeed:
 
 
 def test_p_exactly_at_the_level_is_not_significant(tmp_path: Path) -> None:
-    """A sign-flip p-value of exactly 100/2000 = 0.05 (data and seed found by search) is not
-    below the level: no significant difference, and zero stays inside the interval."""
-    yb = [3, 0, 2, 2, 0, 2, 2, 1, 2, 0, 3, 0, 1, 1, 0, 1, 2, 0, 0, 0]
-    yc = [2, 2, 1, 3, 2, 3, 1, 3, 3, 1, 3, 0, 0, 3, 2, 1, 2, 0, 0, 2]
+    """A sign-flip p-value of exactly 100/2000 = 0.05 (21 cases, random flips; data and seed
+    found by search) is not below the level: no significant difference, and zero stays inside
+    the interval. (Up to 20 cases the test is exact: p is a multiple of 2**-n, never 0.05.)"""
+    yb = [0, 1, 0, 3, 2, 1, 0, 3, 1, 1, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1]
+    yc = [3, 0, 1, 3, 2, 0, 3, 2, 2, 0, 1, 2, 0, 3, 1, 1, 1, 3, 1, 0, 3]
 
     def runs(passed: list[int]) -> Outcomes:
         return {("m", f"c{i:02d}"): "p" * y + "f" * (3 - y) for i, y in enumerate(passed)}

@@ -40,10 +40,11 @@ def test_one_baseline_per_suite_in_the_project(tmp_path: Path) -> None:
 
 
 def test_gate_names_the_suite_that_regressed(tmp_path: Path) -> None:
-    """beta drops from 3 of 4 cases to 1 of 4: exit 1, decided by beta; alpha passes."""
-    base = _two_suites(tmp_path / "base")
+    """beta drops from 8 of 8 cases to 1 of 8 (exact sign-flip p = 4/256): exit 1, decided by
+    beta; alpha passes."""
+    base = _two_suites(tmp_path / "base", two="pppppppp")
     assert runner.invoke(app, ["baseline", str(base), "--out", str(tmp_path / "bl")]).exit_code == 0
-    now = _two_suites(tmp_path / "now", two="pfff")
+    now = _two_suites(tmp_path / "now", two="pfffffff")
     gate = runner.invoke(
         app, ["gate", str(now), "--max-drop", "0.05", "--baseline", str(tmp_path / "bl")]
     )

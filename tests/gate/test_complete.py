@@ -95,3 +95,55 @@ def test_runs_without_a_case_count_use_the_suite_file(finished_run: Path) -> Non
     (run / "run.json").write_text(json.dumps(manifest))
     state = completeness(load_run(run))
     assert (state.expected, state.missing) == (6, 2)
+
+
+def _edit(run: Path, name: str, edit) -> Path:  # type: ignore[no-untyped-def]
+    """A finished copy of the run whose results.jsonl lines went through ``edit``."""
+    out = run.parent / name
+    out.mkdir()
+    lines = (run / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(edit(lines)))
+    (out / "run.json").write_text((run / "run.json").read_text())
+    return out
+
+
+@pytest.mark.parametrize("command", ["gate", "baseline"])
+def test_a_deleted_and_a_duplicated_row_are_refused(finished_run: Path, command: str) -> None:
+    """Six rows, but one item deleted and another written twice: the row count is right, the
+    items are not. Exit 3 naming both items (it passed with exit 0 and a baseline of 5 of 6
+    items)."""
+    run = _edit(finished_run, f"dup-{command}", lambda lines: [lines[0], *lines[:1], *lines[2:]])
+    second = json.loads((finished_run / "results.jsonl").read_text().splitlines()[1])
+    first = json.loads((finished_run / "results.jsonl").read_text().splitlines()[0])
+    root = finished_run.parents[2]
+    out = run.parent / f"dup-{command}.json"
+    extra = ["--out", str(out)] if command == "baseline" else []
+    done = planeval(command, str(run), *extra, cwd=root)
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert (
+        f"1 of 6 rows are missing (rows are missing): rb / {second['case']} / sample "
+        f"{second['sample']}" in line
+    )
+    assert (
+        f"1 (model, case, sample) items have more than one row: rb / {first['case']} / "
+        f"sample {first['sample']}" in line
+    )
+    assert not out.exists()
+
+
+def test_a_row_of_a_case_the_suite_does_not_have_is_refused(finished_run: Path) -> None:
+    """A seventh row, of a case not in the suite: foreign, named, exit 3."""
+
+    def add(lines: list[str]) -> list[str]:
+        row = json.loads(lines[0])
+        row["case"] = "not-in-suite"
+        return [*lines, json.dumps(row) + "\n"]
+
+    run = _edit(finished_run, "foreign", add)
+    state = completeness(load_run(run))
+    assert not state.complete and state.items is not None
+    assert state.items.foreign == (("rb", "not-in-suite", 0),)
+    done = planeval("gate", str(run), cwd=finished_run.parents[2])
+    assert done.returncode == 3
+    assert "1 rows are of a model, case or sample the run was not asked for" in done.stderr

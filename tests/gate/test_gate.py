@@ -65,13 +65,27 @@ class TestExitCodes:
         assert r.exit_code == 1
         assert "decided by min-pass-rate" in last_line(r) and "short by 10.0 points" in last_line(r)
 
-    def test_1_max_drop(self, tmp_path: Path, baseline: Path) -> None:
-        """80% -> 60%: a drop of 20 points over the allowed 5, by 15."""
-        run = make_run(tmp_path / "r", _single("ppppppffff"))
-        r = gate(str(run), "--max-drop", "0.05", "--baseline", str(baseline))
+    def test_1_max_drop(self, tmp_path: Path) -> None:
+        """100% -> 70% on 20 cases: a drop of 30 points over the allowed 5, by 25, and beyond
+        chance (6 cases pass -> fail, none the other way: exact McNemar one-sided p = 1/64)."""
+        base = make_run(tmp_path / "base", _single("p" * 20))
+        out = tmp_path / "baseline.json"
+        assert runner.invoke(app, ["baseline", str(base), "--out", str(out)]).exit_code == 0
+        run = make_run(tmp_path / "r", _single("p" * 14 + "f" * 6))
+        r = gate(str(run), "--max-drop", "0.05", "--baseline", str(out))
         assert r.exit_code == 1
         assert "decided by max-drop" in last_line(r)
-        assert "drop of 20.0 points" in last_line(r) and "by 15.0 points" in last_line(r)
+        assert "drop of 30.0 points" in last_line(r) and "by 25.0 points" in last_line(r)
+        assert "exact McNemar: one-sided p=0.016 < 0.05" in last_line(r)
+
+    def test_0_a_drop_that_chance_explains(self, tmp_path: Path, baseline: Path) -> None:
+        """80% -> 60% on 10 cases x 1 sample is over 5 points, but two runs of one planner
+        differ this much (one-sided p = 0.25): exit 0, and the line says why."""
+        run = make_run(tmp_path / "r", _single("ppppppffff"))
+        r = gate(str(run), "--max-drop", "0.05", "--baseline", str(baseline))
+        assert r.exit_code == 0, r.output
+        assert "largest drop 20.0 points" in r.stdout and "is over 5.0 points" in r.stdout
+        assert "but within chance (exact McNemar: one-sided p=0.25 >= 0.05)" in r.stdout
 
     def test_1_new_failure(self, tmp_path: Path) -> None:
         """c00 passed 5 of 5 in the baseline and 0 of 5 now: evidence (p = 1/252), exit 1;
@@ -199,10 +213,15 @@ class TestRecordingsRule:
         assert r.exit_code == 3 and "over by 1" in last_line(r)
 
     def test_hint_depends_on_the_provider(self, tmp_path: Path) -> None:
-        """Dataset models cannot be re-recorded; others get the live re-record command."""
+        """Dataset models cannot be re-recorded; others get the re-record command `run`
+        prints (it suggested `--live`, re-recording everything, where `run` suggested
+        `--record-mode new_episodes`)."""
         run = make_run(tmp_path / "r", _single("pm"))
         assert "dataset models cannot be re-recorded" in last_line(gate(str(run)))
         data = json.loads((run / "run.json").read_text())
         data["models"][0]["provider"] = "openai"
         (run / "run.json").write_text(json.dumps(data))
-        assert "planeval run evals/synthetic.yaml --live" in last_line(gate(str(run)))
+        assert (
+            "re-record with: `planeval run evals/synthetic.yaml --record-mode new_episodes "
+            "--model m`" in last_line(gate(str(run)))
+        )

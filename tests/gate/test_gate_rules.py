@@ -174,6 +174,7 @@ class TestPrecedence:
             "exit_code": 4,
             "message": "1 infrastructure error row(s), over the tolerance of 0 (by 1)",
             "details": ["m / c01 / sample 0: error: synthetic detail"],
+            "more": 0,
         }
 
 
@@ -207,6 +208,18 @@ class TestRecordings:
         rule = _rule(run_gate(_run(tmp_path, "r", _single("m" * 21))), "recordings")
         assert rule.message.startswith("21 missing and 0 stale")
         assert len(rule.details) == 20 and rule.details[-1] == "m / c19 / sample 0: missing"
+        assert rule.more == 1
+
+    def test_the_printed_count_of_more_is_every_item_not_listed(self, tmp_path: Path) -> None:
+        """100 missing rows: 10 printed, "…and 90 more" (it said "…and 10 more": the 20
+        details kept minus the 10 printed)."""
+        from typer.testing import CliRunner
+
+        from harness._cli.main import app
+
+        run = make_run(tmp_path / "r", _single("m" * 100))
+        out = CliRunner().invoke(app, ["gate", str(run)]).stdout
+        assert "       …and 90 more" in out
 
 
 class TestInfraErrors:
@@ -262,7 +275,10 @@ class TestMinPassRate:
         assert not rule.ok
         assert rule.message == "2 model(s) below 80.0%; worst b at 50.0%, short by 30.0 points"
         assert [d.split(":")[0] for d in rule.details] == ["b", "c"]
-        assert rule.details[0] == "b: 50.0% (95% CI 23.7–76.3%), short by 30.0 points"
+        # the clustered interval (one sample per case: Wilson's 23.66-76.34%), rounded outward
+        assert rule.details[0] == (
+            "b: 50.0% (95% CI 23.6–76.4%, clustered by case), short by 30.0 points"
+        )
 
     def test_passing_message_names_the_lowest_model(self, tmp_path: Path) -> None:
         outcomes = {**_single("pppp", "a"), **_single("pppf", "b")}
@@ -313,18 +329,54 @@ class TestMaxDrop:
             "(margin 0.0 points)"
         )
 
-    def test_a_drop_of_one_case_over_the_limit_fails(self, tmp_path: Path) -> None:
+    def test_a_drop_over_the_limit_and_beyond_chance_fails(self, tmp_path: Path) -> None:
+        """20 cases, 6 pass -> fail and none the other way: exact McNemar one-sided p = 1/64,
+        under the rule's 5% (it is the only baseline rule on)."""
+        base = _baseline(_run(tmp_path, "b", _single("p" * 20)))
+        rule = _rule(
+            run_gate(
+                _run(tmp_path, "r", _single("p" * 14 + "f" * 6)), max_drop=0.05, baseline=base
+            ),
+            "max-drop",
+        )
+        assert not rule.ok
+        assert rule.message == (
+            "m: 100.0% -> 70.0% on 20 shared cases: a drop of 30.0 points, over the allowed "
+            "5.0 points by 25.0 points, and beyond chance (exact McNemar: one-sided p=0.016 "
+            "< 0.05)"
+        )
+        assert len(rule.details) == 1
+        assert rule.details[0].startswith(
+            "m: 100.0% -> 70.0% on 20 shared cases (drop 30.0 points, at least "
+        )
+        assert rule.details[0].endswith("with 95% confidence; exact McNemar: one-sided p=0.016)")
+
+    def test_a_drop_over_the_limit_that_chance_explains_holds(self, tmp_path: Path) -> None:
+        """One case of ten falls (100% -> 90%): over a limit of 5 points, but one-sided
+        p = 0.5; the rule holds and says the drop is within chance (the old point-estimate
+        rule failed here)."""
         base = _baseline(_run(tmp_path, "b", _single("pppppppppp")))
         rule = _rule(
             run_gate(_run(tmp_path, "r", _single("pppppppppf")), max_drop=0.05, baseline=base),
             "max-drop",
         )
-        assert not rule.ok
+        assert rule.ok
         assert rule.message == (
-            "m: 100.0% -> 90.0% on 10 shared cases: a drop of 10.0 points, over the allowed "
-            "5.0 points by 5.0 points"
+            "largest drop 10.0 points (m: 100.0% -> 90.0% on 10 shared cases) is over 5.0 "
+            "points but within chance (exact McNemar: one-sided p=0.5 >= 0.05): two runs of one "
+            "planner differ this much; more cases or --samples would tell"
         )
-        assert rule.details == ["m: 100.0% -> 90.0% on 10 shared cases (drop 10.0 points)"]
+
+    def test_with_new_failures_on_the_rule_gets_half_the_level(self, tmp_path: Path) -> None:
+        """The gate's 5% is split between the two baseline rules: one-sided p = 1/32 fails
+        --max-drop alone (< 0.05) and holds beside --no-new-failures (>= 0.025)."""
+        base = _baseline(_run(tmp_path, "b", _single("p" * 20)))
+        run = _run(tmp_path, "r", _single("p" * 15 + "f" * 5))
+        alone = _rule(run_gate(run, max_drop=0.05, baseline=base), "max-drop")
+        assert not alone.ok and "one-sided p=0.031 < 0.05" in alone.message
+        both = run_gate(run, max_drop=0.05, no_new_failures=True, baseline=base)
+        assert both.rules[2].rule == "max-drop" and both.rules[2].ok
+        assert "one-sided p=0.031 >= 0.025" in both.rules[2].message
 
     def test_a_rise_and_no_change_are_said_so(self, tmp_path: Path) -> None:
         base = _baseline(_run(tmp_path, "b", _single("ppff")))
@@ -340,21 +392,28 @@ class TestMaxDrop:
         )
 
     def test_the_largest_drop_decides_over_several_models(self, tmp_path: Path) -> None:
-        """a drops 25 points, b 50: b is named first, both are in the details."""
-        base = _baseline(_run(tmp_path, "b", {**_single("pppp", "a"), **_single("pppp", "b")}))
-        run = _run(tmp_path, "r", {**_single("pppf", "a"), **_single("ppff", "b")})
+        """a drops 30 points, b 60, each beyond chance after Holm's correction over the two
+        models: b is named first, both are in the details."""
+        full = "p" * 20
+        base = _baseline(_run(tmp_path, "b", {**_single(full, "a"), **_single(full, "b")}))
+        run = _run(
+            tmp_path,
+            "r",
+            {**_single("p" * 14 + "f" * 6, "a"), **_single("p" * 8 + "f" * 12, "b")},
+        )
         rule = _rule(run_gate(run, max_drop=0.1, baseline=base), "max-drop")
-        assert rule.message.startswith("b: 100.0% -> 50.0% on 4 shared cases: a drop of 50.0")
+        assert rule.message.startswith("b: 100.0% -> 40.0% on 20 shared cases: a drop of 60.0")
+        assert "Holm-adjusted" in rule.message
         assert [d.split(":")[0] for d in rule.details] == ["b", "a"]
 
     def test_a_model_missing_from_the_baseline_does_not_stop_the_check(
         self, tmp_path: Path
     ) -> None:
         """A new model "a" (not in the baseline) comes before "b", which dropped: b fails."""
-        base = _baseline(_run(tmp_path, "b", _single("pppp", "b")))
-        run = _run(tmp_path, "r", {**_single("pppp", "a"), **_single("ffff", "b")})
+        base = _baseline(_run(tmp_path, "b", _single("pppppppp", "b")))
+        run = _run(tmp_path, "r", {**_single("pppppppp", "a"), **_single("ffffffff", "b")})
         rule = _rule(run_gate(run, max_drop=0.1, baseline=base), "max-drop")
-        assert not rule.ok and rule.message.startswith("b: 100.0% -> 0.0% on 4 shared cases")
+        assert not rule.ok and rule.message.startswith("b: 100.0% -> 0.0% on 8 shared cases")
 
     def test_only_shared_counted_cases_are_compared(self, tmp_path: Path) -> None:
         """The baseline passed c00-c03 and failed c04-c07; the run has only c00-c03 ... plus a
@@ -377,10 +436,10 @@ class TestMaxDrop:
         assert "(m: 100.0% -> 100.0% on 3 shared cases)" in rule.message
 
     def test_the_floating_point_allowance_is_a_trillionth(self, tmp_path: Path) -> None:
-        """A drop of 50 points holds against a limit a trillionth under 0.5, and fails against
-        one a hundred-billionth under it."""
-        base = _baseline(_run(tmp_path, "b", _single("pp")))
-        run = _run(tmp_path, "r", _single("pf"))
+        """A drop of 50 points (10 of 20 cases fall: beyond chance) holds against a limit a
+        trillionth under 0.5, and fails against one a hundred-billionth under it."""
+        base = _baseline(_run(tmp_path, "b", _single("p" * 20)))
+        run = _run(tmp_path, "r", _single("p" * 10 + "f" * 10))
         assert _rule(run_gate(run, max_drop=0.5 - 1e-12, baseline=base), "max-drop").ok
         assert not _rule(run_gate(run, max_drop=0.5 - 1e-11, baseline=base), "max-drop").ok
 
@@ -410,10 +469,14 @@ class TestNewFailures:
         rule = _rule(run_gate(run, no_new_failures=True, baseline=base), "no-new-failures")
         assert not rule.ok
         assert rule.message.startswith(
-            "2 new failure(s) (every baseline sample passed; exact one-sided p <= 0.05 each), "
+            "2 new failure(s) (every baseline sample passed; exact one-sided Fisher p <= 0.05 "
+            "each), "
             "more than chance explains (P(>= 2 by chance) = "
         )
-        assert rule.message.endswith("<= 0.05); first: m / c01: 5/5 -> 0/5 (p=0.004)")
+        assert rule.message.endswith(
+            "<= 0.05, a Poisson-binomial count, not compare's paired test of the overall rate, "
+            "which a few broken cases barely move); first: m / c01: 5/5 -> 0/5 (p=0.004)"
+        )
         assert rule.details == ["m / c01: 5/5 -> 0/5 (p=0.004)", "m / c03: 5/5 -> 0/5 (p=0.004)"]
 
     def test_a_case_failing_in_the_baseline_is_not_new(self, tmp_path: Path) -> None:
@@ -508,15 +571,17 @@ class TestNewFailures:
     def test_shared_cases_that_all_errored_now_are_not_called_unshared(
         self, tmp_path: Path
     ) -> None:
-        """Shared cases whose samples are all infrastructure errors now: nothing can be shown
-        (the error rule speaks for them), and the message does not blame the baseline."""
+        """Shared cases whose samples are all infrastructure errors now: nothing is compared,
+        so neither baseline rule passes, and the message says the items are shared but not
+        counted instead of blaming the baseline (it said "no model and case shared")."""
         base = _baseline(_run(tmp_path, "b", _single("ppppp", samples=5)))
         run = _run(tmp_path, "r", {("m", "c00"): "eeeee"})
-        rule = _rule(
-            run_gate(run, no_new_failures=True, max_infra_errors=5, baseline=base),
-            "no-new-failures",
+        result = run_gate(
+            run, no_new_failures=True, max_drop=0.05, max_infra_errors=5, baseline=base
         )
-        assert rule.ok
-        assert rule.message.startswith(
-            "no case can show a new failure with 0 baseline sample(s) per case"
-        )
+        for rule in result.rules[2:]:
+            assert not rule.ok
+            assert rule.message == (
+                "1 model x case item(s) are in the baseline and the run, but none was counted "
+                "in the run (all missing, stale or error): nothing to compare"
+            )

@@ -8,6 +8,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from harness.report import (
     MAX_CHARS,
     load_run,
@@ -41,7 +43,7 @@ def test_summary_shows_rates_and_what_was_not_counted(tmp_path: Path) -> None:
     """The markdown has the per-model rate with its interval and the missing rows."""
     run = make_run(tmp_path / "r", {("a", "c1"): "pfp", ("a", "c2"): "mpp"})
     text = write_report(run).summary_md.read_text()
-    assert "| `a` | **80.0%** | 37.6–96.4% | 4 / 5 |" in text
+    assert "| `a` | **80.0%** | 37.5–96.4% | 4 / 5 |" in text  # rounded outward
     assert "1 missing" in text and "**missing**" in text
     assert "Flaky cases (1)" in text
 
@@ -126,3 +128,62 @@ def test_summary_never_rounds_a_failure_away(tmp_path: Path) -> None:
     text = write_report(run).summary_md.read_text()
     assert "| `a` | **99.95%** |" in text
     assert "(**99.95%**, 95% CI" in text
+
+
+def test_the_overall_line_and_json_totals_use_the_clustered_interval(tmp_path: Path) -> None:
+    """One model, 30 cases x 5 samples, case c passing c % 6 of 5: summary.md's "Overall"
+    line, the per-model row and ``report --format json``'s totals give one interval, the one
+    clustered by case (the Overall line used plain Wilson over the 150 samples)."""
+    from typer.testing import CliRunner
+
+    from harness._cli.main import app
+    from harness.report import load_run, summarize
+    from harness.report._format import interval
+    from harness.stats import wilson_interval
+
+    outcomes = {("m", f"c{c:02d}"): "p" * (c % 6) + "f" * (5 - c % 6) for c in range(30)}
+    run = make_run(tmp_path / "r", outcomes)
+    s = summarize(load_run(run))
+    model = s.models.iloc[0]
+    clustered = interval(model["low"], model["high"])
+    assert (s.total["low"], s.total["high"]) == (model["low"], model["high"])
+    text = write_report(run).summary_md.read_text()
+    overall = next(line for line in text.splitlines() if line.startswith("**Overall:**"))
+    assert f"95% CI {clustered}" in overall
+    assert interval(*wilson_interval(int(model["passed"]), 150)) not in overall
+    out = CliRunner().invoke(app, ["report", str(run), "--format", "json"])
+    totals = json.loads(out.stdout)["totals"]
+    assert (totals["low"], totals["high"]) == pytest.approx((model["low"], model["high"]))
+
+
+def test_a_check_that_only_warned_is_labelled_and_listed_after_failing_ones(
+    tmp_path: Path,
+) -> None:
+    """isolated_task warned on 3 of 4 samples (a warning never fails a plan), acyclic failed
+    on 1: acyclic comes first; isolated_task follows, labelled "(warning only)" (it was
+    listed first, by its higher rate, with no label)."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "ww", ("a", "c2"): "wf"})
+    text = write_report(run).summary_md.read_text()
+    section = text.split("### Checks that fail most")[1].split("###")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith("| `acyclic` | `a` | 25.0% |")
+    assert rows[1].startswith("| `isolated_task` | `a` | 75.0% (warning only) |")
+
+
+def test_check_failure_rate_intervals_are_clustered_by_case(tmp_path: Path) -> None:
+    """30 cases x 5 samples, case c failing acyclic on 5 - c % 6 samples: the check's
+    failure-rate interval is the clustered one (summary.md's "Checks that fail most" printed
+    plain Wilson over the 150 samples, 42.0–58.0%)."""
+    from harness.report import load_run, summarize
+    from harness.report._format import interval
+    from harness.stats import ClusterSums, cluster_wilson
+
+    outcomes = {("m", f"c{c:02d}"): "p" * (c % 6) + "f" * (5 - c % 6) for c in range(30)}
+    run = make_run(tmp_path / "r", outcomes)
+    r = summarize(load_run(run)).checks.loc[("acyclic", "m")]
+    failed = [5 - c % 6 for c in range(30)]
+    low, high = cluster_wilson(ClusterSums.of_cases(failed, [5] * 30))
+    assert (r["low"], r["high"]) == pytest.approx((float(low[0]), float(high[0])))
+    text = write_report(run).summary_md.read_text()
+    section = text.split("### Checks that fail most")[1].split("###")[0]
+    assert interval(r["low"], r["high"]) in section and "42.0–58.0%" not in section

@@ -157,3 +157,43 @@ class TestMergeRefusals:
         run = run_suite(load_suite(other), out=tmp_path / "o", shard=Shard(3, 3)).run_dir
         code, _, err = _cli("merge", str(dirs[0]), str(dirs[1]), str(run))
         assert code == 2 and "different suite" in err
+
+    def test_a_deleted_row_is_refused_with_the_item(
+        self, tmp_path: Path, shards: tuple[Path, list[Path]]
+    ) -> None:
+        """A shard's row deleted: the merge lacks one (model, case, sample) item; exit 2 with
+        the item named and nothing written; --allow-partial writes it, run.json says so, and
+        gate and baseline refuse it (exit 3)."""
+        _, dirs = shards
+        lines = (dirs[1] / "results.jsonl").read_text().splitlines(keepends=True)
+        gone = json.loads(lines[0])
+        (dirs[1] / "results.jsonl").write_text("".join(lines[1:]))
+        out = tmp_path / "m"
+        code, _, err = _cli("merge", *map(str, dirs), "--out", str(out))
+        item = f"{gone['model']} / {gone['case']} / sample {gone['sample']}"
+        assert code == 2 and "of 16 (model, case, sample) items: 1 missing" in err, err
+        assert item in err and "--allow-partial" in err
+        assert not out.exists()
+        code, _, err = _cli("merge", *map(str, dirs), "--out", str(out), "--allow-partial")
+        assert code == 0 and "a partial merge (1 items missing, 0 foreign)" in err
+        manifest = json.loads((out / "run.json").read_text())
+        assert manifest["partial"] == {"missing": 1, "foreign": 0}
+        for args in (["gate", str(out)], ["baseline", str(out), "--out", str(tmp_path / "b.json")]):
+            code, _, err = _cli(*args)
+            assert code == 3, (args, err)
+            assert "merged with --allow-partial (1 missing, 0 foreign items)" in err
+        assert not (tmp_path / "b.json").exists()
+
+    def test_an_unmerged_shard_is_never_a_baseline(
+        self, tmp_path: Path, shards: tuple[Path, list[Path]]
+    ) -> None:
+        """Shard 1/3 alone: baseline and gate refuse it (exit 3) and say to merge the shards;
+        it used to pass `gate --min-pass-rate 0` and become a baseline of a third of the
+        suite."""
+        _, dirs = shards
+        out = tmp_path / "b.json"
+        code, _, err = _cli("baseline", str(dirs[0]), "--out", str(out))
+        assert code == 3 and "the run is shard 1/3 of its suite" in err
+        assert "planeval merge" in err and not out.exists()
+        code, _, err = _cli("gate", str(dirs[0]), "--min-pass-rate", "0")
+        assert code == 3 and "shard 1/3" in err

@@ -122,7 +122,9 @@ def test_every_figure_is_whole_at_any_width(width: int) -> None:
     for figures in (
         ["85.6%", "81.1–89.2%", "100.0%", "256", "43"],  # careful, 300 cases
         ["68.6%", "63.0–73.6%", "79.9%", "205", "34", "60"],  # sloppy: 60 unparseable
-        ["85.7%", "85.2–86.2%", "17,135", "2,860"],  # refunds: 20,000 rows
+        # refunds: 20,000 rows, 5 identical samples of each of 4,000 cases: the interval is
+        # clustered by case (plain Wilson over 20,000 samples read 85.2–86.2%)
+        ["85.7%", "84.5–86.8%", "17,135", "2,860"],
     ):
         lines = [line for line in text.splitlines() if all(f in line for f in figures)]
         assert lines, (figures, text)
@@ -161,3 +163,33 @@ def test_an_answer_without_a_plan_is_described_as_such() -> None:
     (only,) = failing_cases(r for r in RESULTS[0].rows if r.case == "case-0005")
     assert (only.model, only.failed, only.counted) == ("sloppy-planner", 1, 1)
     assert only.first_violation == "unparseable: no JSON in the answer"
+
+
+def test_the_table_prints_the_reports_clustered_interval() -> None:
+    """30 cases x 5 samples, case c passing c % 6 of its samples: the run table's interval is
+    the one report prints (clustered by case), not plain Wilson over the 150 samples (the
+    issue: ``run`` said 48.0-63.7% where ``report`` said 45.8-65.7% on one run)."""
+    from harness.report._format import interval
+    from harness.stats import ClusterSums, cluster_wilson, wilson_interval
+
+    passed = [c % 6 for c in range(30)]
+    rows = [
+        ResultRow(
+            suite="s",
+            case=f"c{c:02d}",
+            model="m",
+            sample=k,
+            status="pass" if k < passed[c] else "fail",  # type: ignore[arg-type]
+            violations=[],
+        )
+        for c in range(30)
+        for k in range(5)
+    ]
+    result = _result("s", ["m"], 0, samples=5)
+    result = RunResult(result.run_dir, result.manifest, tuple(rows), None)
+    text = _render(160, [result])
+    low, high = cluster_wilson(ClusterSums.of_cases(passed, [5] * 30))
+    clustered = interval(float(low[0]), float(high[0]))
+    plain = interval(*wilson_interval(sum(passed), 150))
+    assert clustered != plain
+    assert clustered in text and plain not in text

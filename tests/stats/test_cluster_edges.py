@@ -101,3 +101,30 @@ class TestBounds:
         assert float(low[0]) == pytest.approx(float(cluster_wilson(one)[0][0]), abs=1e-12)
         assert float(high[1]) == pytest.approx(wilson_interval(3, 6)[1], abs=1e-12)
         assert math.isnan(float(low[2])) and math.isnan(float(high[2]))
+
+
+def test_the_math_only_interval_is_the_numpy_one() -> None:
+    """``cluster_wilson_interval`` (what ``planeval run`` prints, no numpy) equals
+    ``cluster_wilson`` (what the reports print) on uneven cases, one sample per case, all
+    passing, one case, and nothing counted."""
+    import math
+
+    import numpy as np
+
+    from harness.stats import ClusterSums, cluster_wilson, cluster_wilson_interval
+
+    rng = np.random.default_rng(5)
+    examples = [
+        (list(rng.binomial(5, rng.beta(0.5, 0.5, 30))), [5] * 30),
+        ([1, 0, 1, 1], [1, 1, 1, 1]),
+        ([3, 3, 2], [3, 3, 2]),
+        ([2], [5]),
+        ([0, 1, 4], [0, 2, 5]),
+    ]
+    for passed, counted in examples:
+        low, high = cluster_wilson(ClusterSums.of_cases(passed, counted))
+        lo, hi = cluster_wilson_interval(zip(passed, counted, strict=True))
+        assert (lo, hi) == (float(low[0]), float(high[0])) or (
+            abs(lo - low[0]) < 1e-12 and abs(hi - high[0]) < 1e-12
+        )
+    assert all(math.isnan(x) for x in cluster_wilson_interval([(0, 0)]))

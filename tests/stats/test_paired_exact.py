@@ -205,3 +205,55 @@ class TestPValueExactlyAtAlpha:
         for end, outward in ((r.low, -1e-6), (r.high, 1e-6)):
             assert _shift_pvalue(d, w, end, seed) >= r.alpha
             assert _shift_pvalue(d, w, end + outward, seed) < r.alpha
+
+
+class TestExactEnumeration:
+    """Up to EXACT_CASES cases the sign-flip p-value is the exact permutation p-value: every
+    one of the 2**n sign patterns counted, no seed."""
+
+    def test_the_issue_example_is_exactly_one_in_sixteen_at_every_seed(self) -> None:
+        """5 cases, each 3/3 -> 2/3: 2 of the 32 patterns are as extreme, p = 0.0625 whatever
+        the seed (random flips gave 0.047-0.080, and 3 seeds of 500 said "worse")."""
+        ps = {paired_test([3] * 5, [3] * 5, [2] * 5, [3] * 5, seed=s).p_value for s in range(50)}
+        assert ps == {0.0625}
+
+    @pytest.mark.parametrize("n", [1, 2, 7, 12])
+    def test_equals_a_brute_force_enumeration(self, n: int) -> None:
+        """The doubling construction gives the same p as looping over itertools.product."""
+        import itertools
+
+        rng = np.random.default_rng(n)
+        yb, yc = rng.binomial(4, 0.5, n), rng.binomial(4, 0.6, n)
+        d = (yc - yb) / (4 * n)
+        observed = abs(d.sum())
+        hits = sum(
+            abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= observed - 1e-12
+            for signs in itertools.product((1, -1), repeat=n)
+        )
+        brute = hits / 2**n
+        assert sign_flip_pvalues(d)[0] == pytest.approx(brute, abs=1e-15)
+        assert paired_test(yb, [4] * n, yc, [4] * n).p_value == pytest.approx(brute, abs=1e-15)
+
+    def test_exact_up_to_twenty_cases_random_above(self) -> None:
+        """20 cases: p is a multiple of 2**-20 and no seed changes it; 21 cases: 1,999 random
+        patterns, p a multiple of 1/2000, reproducible per seed."""
+        from harness.stats import EXACT_CASES
+
+        assert EXACT_CASES >= 20
+        rng = np.random.default_rng(3)
+        yb, yc = rng.binomial(5, 0.5, 21), rng.binomial(5, 0.6, 21)
+        m = [5] * 21
+        exact = {paired_test(yb[:20], m[:20], yc[:20], m[:20], seed=s).p_value for s in (0, 1)}
+        assert len(exact) == 1 and (exact.pop() * 2**20) % 1 == 0
+        r = paired_test(yb, m, yc, m)
+        assert not r.exact and (r.p_value * 2000) % 1 == pytest.approx(0, abs=1e-9)
+
+    def test_a_point_interval_says_why(self) -> None:
+        """6 cases that each lose one of 3 samples: exact p = 2/64, and the interval has zero
+        width; the result explains it instead of leaving it beside a detectable difference."""
+        r = paired_test([3] * 6, [3] * 6, [2] * 6, [3] * 6)
+        assert r.p_value == pytest.approx(2 / 64)
+        assert r.high - r.low < 1e-6
+        assert "moved by the same amount" in (r.point_interval_reason or "")
+        wide = paired_test([3, 3, 3, 1, 2, 3], [3] * 6, [2, 3, 2, 2, 2, 3], [3] * 6)
+        assert wide.point_interval_reason is None
