@@ -16,6 +16,7 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness._gc import gc_paused
+from harness.plan._arguments import arguments_from_json, arguments_to_json
 
 __all__ = ["Need", "Plan", "Task", "new_need", "new_plan", "new_task"]
 
@@ -50,6 +51,9 @@ class Task:
     """The agentic gem's agent spec (name, description, instructions), kept as it is."""
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
     """Keys the model does not know, kept so that nothing is lost on a round trip."""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    """What the task passes to its tool: ``{name: value}``, JSON values in which references to
+    earlier results are ``Ref`` / ``Template`` records (``harness.plan``), never strings."""
 
     def to_dict(self) -> dict[str, Any]:
         """The task as canonical JSON (list form of ``needs``)."""
@@ -61,12 +65,14 @@ class Task:
         out["needs"] = [{"name": n.name, "task": n.task} for n in self.needs]
         if self.on_failure is not None:
             out["on_failure"] = self.on_failure
+        if self.arguments:
+            out["arguments"] = arguments_to_json(self.arguments)
         out.update(self.extra)
         return out
 
 
 _KNOWN_TASK_KEYS = frozenset(
-    {"id", "description", "capabilities", "depends_on", "needs", "on_failure", "agent"}
+    {"id", "description", "capabilities", "depends_on", "needs", "on_failure", "agent", "arguments"}
 )
 _KNOWN_PLAN_KEYS = frozenset({"plan_id", "goal", "tasks"})
 
@@ -203,6 +209,7 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
     on_failure = get("on_failure")
     agent = get("agent")
     needs = get("needs")
+    arguments = get("arguments")
     return _new_task(
         task_id,
         description if isinstance(description, str) else "",
@@ -215,6 +222,7 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
         {}
         if raw.keys() <= _KNOWN_TASK_KEYS
         else {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
+        arguments_from_json(arguments) if arguments else _NO_ARGUMENTS,
     )
 
 
@@ -225,7 +233,8 @@ _TASK_SLOTS = tuple(Task.__dict__[name].__set__ for name in Task.__dataclass_fie
 
 
 (_SET_ID, _SET_DESCRIPTION, _SET_CAPABILITIES, _SET_DEPENDS_ON, _SET_NEEDS, _SET_ON_FAILURE,
- _SET_AGENT, _SET_EXTRA) = _TASK_SLOTS  # fmt: skip
+ _SET_AGENT, _SET_EXTRA, _SET_ARGUMENTS) = _TASK_SLOTS  # fmt: skip
+_NO_ARGUMENTS: Mapping[str, Any] = {}
 
 
 def new_task(
@@ -237,6 +246,7 @@ def new_task(
     on_failure: str | None,
     agent: Mapping[str, Any] | None,
     extra: Mapping[str, Any],
+    arguments: Mapping[str, Any] = _NO_ARGUMENTS,
 ) -> Task:
     """A ``Task`` from its field values, without per-field checks (for builders that already
     hold exactly typed values)."""
@@ -249,6 +259,7 @@ def new_task(
     _SET_ON_FAILURE(task, on_failure)
     _SET_AGENT(task, agent)
     _SET_EXTRA(task, extra)
+    _SET_ARGUMENTS(task, arguments)
     return task
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from harness.plan._links import resolve_links
 from harness.plan._model import Plan, new_need, new_plan, new_task
-from harness.plan._taskbench import _INDEX_CITATION, _NAME_CITATION
+from harness.plan._taskbench import _INDEX_CITATION, _NAME_CITATION, _value
 
 __all__ = ["fast_taskbench_plan"]
 
@@ -104,6 +104,7 @@ def _plan(pairs: Any) -> Plan:
     ids = _IDS[:size] if size <= len(_IDS) else [f"node-{k}" for k in range(size)]
     all_needs: list[tuple[Any, ...]] = []
     all_deps: list[list[str]] = []
+    all_arguments: list[dict[str, Any]] = []
     fixed: list[tuple[int, int]] = []
     cited: set[tuple[int, int]] = set()
     for k, obj in enumerate(objects):
@@ -113,15 +114,17 @@ def _plan(pairs: Any) -> Plan:
                     _plain(value)
         needs: list[Any] = []
         deps: list[str] = []
+        values: dict[str, Any] = {}
         arguments = obj.get("arguments")
         if arguments is not None:
             if type(arguments) is not list or (arguments and type(arguments[0]) is tuple):
                 raise _Unusual  # a mapping of arguments: the general path reads it
             for index, arg in enumerate(arguments):
                 if type(arg) is str:
-                    name, text = "", arg
+                    name, text, raw = "", arg, arg
                 else:
-                    name, text = _argument(arg)
+                    name, text, raw = _argument(arg)
+                values[name or f"arg{index}"] = _value(raw)
                 if "<" not in text:
                     places = where.get(text.strip())
                     if places is not None and places != [k]:
@@ -145,6 +148,7 @@ def _plan(pairs: Any) -> Plan:
                     raise _Unusual
         all_needs.append(tuple(needs))
         all_deps.append(deps)
+        all_arguments.append(values)
     _links(record.get("task_links"), where, cited, fixed, ids, all_deps)
     raw_id = record.get("id")
     plan_id = str(raw_id) if type(raw_id) is str or type(raw_id) is int else None
@@ -153,15 +157,26 @@ def _plan(pairs: Any) -> Plan:
     for k in range(size):
         tool = tools[k]
         tasks.append(
-            new_task(ids[k], tool, (tool,), tuple(all_deps[k]), all_needs[k], None, None, {})
+            new_task(
+                ids[k],
+                tool,
+                (tool,),
+                tuple(all_deps[k]),
+                all_needs[k],
+                None,
+                None,
+                {},
+                all_arguments[k],
+            )
         )
     return new_plan(tuple(tasks), plan_id, goal if type(goal) is str else None)
 
 
-def _argument(arg: Any) -> tuple[str, str]:
-    """``(name or "", text)`` of one argument; the general path's ``arg<i>`` names fill in."""
+def _argument(arg: Any) -> tuple[str, str, Any]:
+    """``(name or "", text, value)`` of one argument; the general path's ``arg<i>`` names fill
+    in."""
     if type(arg) is str:
-        return "", arg
+        return "", arg, arg
     if type(arg) is list and arg and type(arg[0]) is tuple:
         obj = _object(arg)
         name, value = obj.get("name"), obj.get("value")
@@ -171,10 +186,10 @@ def _argument(arg: Any) -> tuple[str, str]:
             for key, extra in obj.items():
                 if key != "name" and key != "value":
                     _plain(extra)
-        return (name if type(name) is str else "", value)
+        return (name if type(name) is str else "", value, value)
     if type(arg) is list and all(type(a) is str for a in arg):
-        return "", " ".join(arg)
-    return "", _nothing(arg)
+        return "", " ".join(arg), arg
+    return "", _nothing(arg), arg
 
 
 def _nothing(arg: Any) -> str:
