@@ -341,7 +341,8 @@ def _mismatch(producer: Capability, wanted: Mapping[str, Any]) -> tuple[str, str
     declares; None when they fit or either side declares nothing comparable."""
     data_type = wanted.get(DATA_TYPE)
     if isinstance(data_type, str) and producer.output_types:
-        if data_type in producer.output_types:
+        # case-blind: TaskBench's multimedia tool_desc.json writes both "image" and "Image"
+        if data_type.casefold() in {t.casefold() for t in producer.output_types}:
             return None
         return " or ".join(producer.output_types), data_type
     json_type = wanted.get("type")

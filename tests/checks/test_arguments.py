@@ -347,3 +347,18 @@ def test_results_row_schema_names_every_check() -> None:
     from harness.schemas import load_schema
 
     assert load_schema("results-row")["$defs"]["check_id"]["enum"] == list(CHECKS)
+
+
+def test_data_types_match_whatever_their_case(shared_data: Path) -> None:
+    """TaskBench's Image Search declares output "Image", Image-to-Video's input "image"."""
+    registry = load_registry(shared_data / "taskbench" / "multimedia_tool_desc.json")
+    search = registry.resolve("Image Search")
+    assert search is not None and search.output_types == ("Image",)
+    record = {
+        "task_nodes": [
+            {"task": "Image Search", "arguments": ["cats"]},
+            {"task": "Image-to-Video", "arguments": ["<node-0>", "<node-0>"]},
+        ]
+    }
+    report = check_plan(load_plan(json.dumps(record), format="taskbench"), registry=registry)
+    assert report.outcomes["dataflow_types"] == "pass", report.violations
