@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ArgumentChecks", "argument_edges"]
 
-_AT_A_REFERENCE = object()
-"""What a reference is replaced by before validation (errors at its place are dropped)."""
+_PLACEHOLDER = object()
+"""What a reference is replaced by before jsonschema validates (errors at its place are
+dropped)."""
+_OPAQUE: tuple[type, ...] = (Ref, Template)
+"""Reference values pass the fast schema predicate's property checks."""
 
 Add = Callable[[str, str | None, str, str], None]
 
@@ -56,6 +59,8 @@ class ArgumentChecks:
         self.tools: list[Capability | None] = []
         if registry is not None:
             self.tools = [_tool(registry, task) for task in tasks]
+        self.found = [_references(task) if task.arguments else () for task in tasks]
+        """Each task's references, found once: ``(pointer in the arguments, ref, whole)``."""
 
     # --- arguments_valid ----------------------------------------------------------------------
 
@@ -66,12 +71,20 @@ class ArgumentChecks:
             t is not None and t.parameters is not None for t in self.tools
         ):
             return False
+        compiled_for: dict[int, Any] = {}  # id(tool) -> its compiled checks, or None
         for i, task in enumerate(self.tasks):
             tool = self.tools[i]
             if tool is None:
                 continue
-            validator = registry.validator(tool)
-            if validator is None:
+            key = id(tool)
+            if key in compiled_for:
+                compiled = compiled_for[key]
+            else:
+                compiled = compiled_for[key] = registry.schema_checks(tool, _OPAQUE)
+            if compiled is None:
+                continue
+            fast, validator = compiled
+            if fast is not None and fast(task.arguments):
                 continue
             view, places = _literal_view(task.arguments)
             errors = list(validator.iter_errors(view))
@@ -107,9 +120,7 @@ class ArgumentChecks:
         """
         queries: list[tuple[int, int, str, str]] = []
         for i, task in enumerate(self.tasks):
-            if not task.arguments:
-                continue
-            for pointer, ref, _ in _references(task):
+            for pointer, ref, _ in self.found[i]:
                 if (i, ref.task) in said:
                     continue
                 where = f"/tasks/{i}/arguments{pointer}"
@@ -155,10 +166,13 @@ class ArgumentChecks:
         if registry is None or not registry.has_schemas:
             return False
         for i, task in enumerate(self.tasks):
-            tool = self.tools[i]
-            if tool is None or tool.parameters is None or not task.arguments:
+            refs = self.found[i]
+            if not refs:
                 continue
-            for pointer, ref, whole in _references(task):
+            tool = self.tools[i]
+            if tool is None or tool.parameters is None:
+                continue
+            for pointer, ref, whole in refs:
                 p = self.index.get(ref.task)
                 if not whole or p is None or p == i:
                     continue
@@ -202,21 +216,28 @@ def _tool(registry: Registry, task: Task) -> Capability | None:
     return found
 
 
-def _references(task: Task) -> Iterator[tuple[str, Ref, bool]]:
+def _references(task: Task) -> tuple[tuple[str, Ref, bool], ...]:
+    """The references in a task's arguments (a reference as a whole value is the common case,
+    read without walking)."""
+    found: list[tuple[str, Ref, bool]] = []
     for name, value in task.arguments.items():
-        if isinstance(value, Ref | Template | dict | list):
-            yield from references(value, "/" + _escape(name))
+        kind = value.__class__
+        if kind is Ref:
+            found.append(("/" + _escape(name), value, True))
+        elif kind is Template or kind is dict or kind is list:
+            found.extend(references(value, "/" + _escape(name)))
+    return tuple(found)
 
 
 def _literal_view(arguments: Mapping[str, Any]) -> tuple[Any, list[list[Any]]]:
-    """The arguments with each reference (and text with references) replaced by a placeholder,
-    and the JSON paths of the placeholders."""
+    """The arguments with each reference (and text with references) replaced by a placeholder
+    (errors at its place are dropped), and the JSON paths of the placeholders."""
     places: list[list[Any]] = []
 
     def replace(value: Any, path: list[Any]) -> Any:
         if isinstance(value, Ref | Template):
             places.append(path)
-            return _AT_A_REFERENCE
+            return _PLACEHOLDER
         if isinstance(value, dict):
             return {k: replace(v, [*path, k]) for k, v in value.items()}
         if isinstance(value, list):

@@ -167,6 +167,8 @@ def _arguments_ok(arguments: Any) -> bool:
     """``#/$defs/task/properties/arguments``: an object of argument values (iterative)."""
     if not isinstance(arguments, dict):
         return False
+    if set(map(type, arguments.values())) <= _SCALARS:  # the common case, at C speed
+        return True
     stack = list(arguments.values())
     while stack:
         value = stack.pop()
@@ -185,6 +187,9 @@ def _arguments_ok(arguments: Any) -> bool:
         elif isinstance(value, list):
             stack.extend(value)
     return True
+
+
+_SCALARS = {str, int, float, bool, type(None)}
 
 
 def _reference_ok(value: Any) -> bool:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness._errors import RegistryError
 from harness._json import loads
+from harness.registry._fast_schema import Predicate, fast_predicate
 from harness.registry._formats import entries, entry_fields
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class Registry:
     _by_name: dict[str, list[Capability]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
-    _validators: dict[int, Validator] = field(
+    _validators: dict[tuple[int, tuple[type, ...]], tuple[Predicate | None, Validator]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
 
@@ -103,17 +104,28 @@ class Registry:
     def validator(self, capability: Capability) -> Validator | None:
         """The compiled validator of a capability's parameter schema (built once per
         registry), or None when it declares none."""
+        compiled = self.schema_checks(capability)
+        return None if compiled is None else compiled[1]
+
+    def schema_checks(
+        self, capability: Capability, opaque: tuple[type, ...] = ()
+    ) -> tuple[Predicate | None, Validator] | None:
+        """The capability's parameter schema compiled once per registry: a fast "certainly
+        valid" predicate (None for schemas outside its subset; values of an ``opaque`` type
+        pass it) and the jsonschema validator that gives the exact errors. None when the
+        capability declares no schema."""
         if capability.parameters is None:
             return None
-        key = id(capability)
+        key = (id(capability), opaque)
         compiled = self._validators.get(key)
         if compiled is None:
             from jsonschema import Draft202012Validator
             from jsonschema.validators import validator_for
 
             cls = validator_for(capability.parameters, default=Draft202012Validator)
-            compiled = cls(capability.parameters, format_checker=cls.FORMAT_CHECKER)
-            self._validators[key] = compiled
+            validator = cls(capability.parameters, format_checker=cls.FORMAT_CHECKER)
+            fast = fast_predicate(capability.parameters, cls.FORMAT_CHECKER, opaque)
+            compiled = self._validators[key] = (fast, validator)
         return compiled
 
     def explain_unknown(self, ref: str) -> str:
