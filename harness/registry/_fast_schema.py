@@ -142,30 +142,27 @@ def _value_check(sub: Any, format_checker: Any) -> Callable[[Any], bool] | None:
                 return None
             if all(isinstance(c, str) for c in choices):  # text choices: a set lookup
                 texts = frozenset(choices)
-                tests.append(lambda v, c=texts: v.__class__ is str and v in c)
+                tests.append(_one_of_texts(texts))
             else:
-                tests.append(lambda v, c=tuple(choices): _scalar(v) and any(_same(v, x) for x in c))
+                tests.append(_one_of(tuple(choices)))
     for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         if key not in sub:
             continue
         bound = sub[key]
         if not _TYPES["number"](bound):
             return None
-        tests.append(lambda v, k=key, b=bound: not _TYPES["number"](v) or _within(v, k, b))
+        tests.append(_bounded(key, bound))
     for key in ("minLength", "maxLength"):
         if key in sub:
             length = sub[key]
             if not isinstance(length, int) or isinstance(length, bool):
                 return None
-            if key == "minLength":
-                tests.append(lambda v, n=length: not isinstance(v, str) or len(v) >= n)
-            else:
-                tests.append(lambda v, n=length: not isinstance(v, str) or len(v) <= n)
+            tests.append(_length(key == "minLength", length))
     if "format" in sub:
         fmt = sub["format"]
         if not isinstance(fmt, str):
             return None
-        tests.append(lambda v, f=fmt: format_checker.conforms(v, f))
+        tests.append(_formatted(format_checker, fmt))
     if len(tests) == 1:
         return tests[0]
 
@@ -176,6 +173,29 @@ def _value_check(sub: Any, format_checker: Any) -> Callable[[Any], bool] | None:
         return True
 
     return every
+
+
+def _one_of_texts(texts: frozenset[str]) -> Callable[[Any], bool]:
+    return lambda v: v.__class__ is str and v in texts
+
+
+def _one_of(choices: tuple[Any, ...]) -> Callable[[Any], bool]:
+    return lambda v: _scalar(v) and any(_same(v, c) for c in choices)
+
+
+def _bounded(key: str, bound: float) -> Callable[[Any], bool]:
+    number = _TYPES["number"]
+    return lambda v: not number(v) or _within(v, key, bound)
+
+
+def _length(at_least: bool, n: int) -> Callable[[Any], bool]:
+    if at_least:
+        return lambda v: not isinstance(v, str) or len(v) >= n
+    return lambda v: not isinstance(v, str) or len(v) <= n
+
+
+def _formatted(checker: Any, fmt: str) -> Callable[[Any], bool]:
+    return lambda v: bool(checker.conforms(v, fmt))
 
 
 def _scalar(value: Any) -> bool:
