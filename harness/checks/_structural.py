@@ -373,12 +373,12 @@ class _Checker:
                 )
 
     def _arguments(self) -> None:
+        if not any(task.arguments for task in self.tasks):  # nothing to pay for without them
+            self.skipped.update(("arguments_valid", "dataflow_types"))
+            return
         checks = ArgumentChecks(
             self.tasks, self.index, self.registry, self._add, self.expect.dataflow_types
         )
-        if not any(task.arguments for task in self.tasks):
-            self.skipped.update(("arguments_valid", "dataflow_types"))
-            return
         if not checks.valid():
             self.skipped.add("arguments_valid")
         checks.refs(self.needs_said, self._runs_before, self._nearest_id)
