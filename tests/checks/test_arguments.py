@@ -362,3 +362,44 @@ def test_data_types_match_whatever_their_case(shared_data: Path) -> None:
     }
     report = check_plan(load_plan(json.dumps(record), format="taskbench"), registry=registry)
     assert report.outcomes["dataflow_types"] == "pass", report.violations
+
+
+class TestSeverityOptions:
+    """A suite's ``expect: {dataflow_types: error}`` and ``check --dataflow-errors``."""
+
+    def test_suite_expectation(self, tmp_path: Path) -> None:
+        from harness.suite import load_suite
+        from harness.testing import make_project
+
+        path = make_project(tmp_path, extra={"expect": {"dataflow_types": "error"}})
+        suite = load_suite(path)
+        assert suite.expectations_for(suite.cases[0]).dataflow_types == "error"
+        default = load_suite(make_project(tmp_path / "plain"))
+        assert default.expectations_for(default.cases[0]).dataflow_types == "warning"
+
+    def test_check_command(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """The same plan passes with a warning, and fails with --dataflow-errors."""
+        from tests.cli_helpers import run_cli
+
+        registry = tmp_path / "tools.json"
+        registry.write_text(
+            json.dumps(
+                {
+                    "tools": [
+                        {
+                            "name": "caption",
+                            "inputSchema": REGISTRY.resolve("caption").parameters,  # type: ignore[union-attr]
+                            "outputSchema": {"type": "object"},
+                        },
+                    ]
+                }
+            )
+        )
+        plan = tmp_path / "plan.json"
+        plan.write_text(json.dumps({"tasks": TestDataflowTypes.TASKS}))
+        warned = run_cli(capsys, "check", "--registry", str(registry), str(plan))
+        assert warned.code == 0 and "dataflow_types" in warned.out
+        failed = run_cli(
+            capsys, "check", "--registry", str(registry), "--dataflow-errors", str(plan)
+        )
+        assert failed.code == 1 and "error   dataflow_types" in failed.out
