@@ -161,9 +161,10 @@ class ArgumentChecks:
     # --- dataflow_types -----------------------------------------------------------------------
 
     def dataflow(self) -> bool:
-        """Run ``dataflow_types``; False when the registry declares no types (skipped)."""
+        """Run ``dataflow_types``; False when no capability declares an output type (skipped:
+        there is nothing to compare)."""
         registry = self.registry
-        if registry is None or not registry.has_schemas:
+        if registry is None or not registry.declares_outputs:
             return False
         for i, task in enumerate(self.tasks):
             refs = self.found[i]

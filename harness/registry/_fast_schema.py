@@ -90,23 +90,23 @@ def fast_predicate(
     closed = extra is False
     names = tuple(required)
     skip = frozenset(opaque)
+    # per property: a Python type (the value's class must be it) or a check function
+    rules: dict[str, Any] = {**checks, **exact}
 
     def predicate(arguments: Mapping[str, Any]) -> bool:
         for name in names:
             if name not in arguments:
                 return False
         for name, value in arguments.items():
-            kind = value.__class__
-            want = exact.get(name)
-            if want is not None:
-                if kind is not want and kind not in skip:
-                    return False
-                continue
-            check = checks.get(name)
-            if check is None:
+            rule = rules.get(name)
+            if rule is None:
                 if closed:
                     return False
-            elif kind not in skip and not check(value):
+                continue
+            kind = value.__class__
+            if kind is rule or kind in skip:
+                continue
+            if rule.__class__ is type or not rule(value):
                 return False
         return True
 

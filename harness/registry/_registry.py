@@ -70,9 +70,14 @@ class Registry:
         default_factory=dict, init=False, compare=False, repr=False
     )
 
+    _outputs: list[str] = field(default_factory=list, init=False, compare=False, repr=False)
+    """The names of the capabilities that declare output types or an output schema."""
+
     def __post_init__(self) -> None:
         for cap in self.capabilities:
             self._by_name.setdefault(cap.name, []).append(cap)
+            if cap.output_types or cap.output_schema is not None:
+                self._outputs.append(cap.name)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -94,12 +99,10 @@ class Registry:
         return None
 
     @property
-    def has_schemas(self) -> bool:
-        """True when some capability declares a parameter schema or output types."""
-        return any(
-            c.parameters is not None or c.output_types or c.output_schema is not None
-            for c in self.capabilities
-        )
+    def declares_outputs(self) -> bool:
+        """True when some capability declares its output types or an output schema (what
+        ``dataflow_types`` compares)."""
+        return bool(self._outputs)
 
     def validator(self, capability: Capability) -> Validator | None:
         """The compiled validator of a capability's parameter schema (built once per
