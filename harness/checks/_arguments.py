@@ -71,21 +71,19 @@ class ArgumentChecks:
             t is not None and t.parameters is not None for t in self.tools
         ):
             return False
-        compiled_for: dict[int, Any] = {}  # id(tool) -> its compiled checks, or None
-        for i, task in enumerate(self.tasks):
-            tool = self.tools[i]
-            if tool is None:
-                continue
-            key = id(tool)
-            if key in compiled_for:
-                compiled = compiled_for[key]
-            else:
-                compiled = compiled_for[key] = registry.schema_checks(tool, _OPAQUE)
-            if compiled is None:
-                continue
-            fast, validator = compiled
-            if fast is not None and fast(task.arguments):
-                continue
+        compiled = {
+            id(t): registry.schema_checks(t, _OPAQUE) for t in set(self.tools) if t is not None
+        }
+        # the fast predicate first, over all tasks at once; jsonschema only for the rest
+        doubtful = []
+        for i, (task, tool) in enumerate(zip(self.tasks, self.tools, strict=True)):
+            checks = compiled.get(id(tool))
+            if checks is not None and (checks[0] is None or not checks[0](task.arguments)):
+                doubtful.append(i)
+        for i in doubtful:
+            task, tool = self.tasks[i], self.tools[i]
+            assert tool is not None
+            validator = compiled[id(tool)][1]  # type: ignore[index]
             view, places = _literal_view(task.arguments)
             errors = list(validator.iter_errors(view))
             if not errors:

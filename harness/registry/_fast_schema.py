@@ -127,6 +127,9 @@ def _value_check(sub: Any, format_checker: Any) -> Callable[[Any], bool] | None:
         return lambda v: True
     if not _known(sub, _VALUE_KEYS):
         return None
+    numeric = _numeric(sub)
+    if numeric is not None:
+        return numeric
     tests: list[Callable[[Any], bool]] = []
     kind = sub.get("type")
     if kind is not None:
@@ -173,6 +176,37 @@ def _value_check(sub: Any, format_checker: Any) -> Callable[[Any], bool] | None:
         return True
 
     return every
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _numeric(sub: Mapping[str, Any]) -> Callable[[Any], bool] | None:
+    """One closure for the common ``{"type": "integer" | "number", "minimum": ..., ...}``."""
+    kind = sub.get("type")
+    if kind not in ("integer", "number") or not set(sub) - {"type"} <= {
+        *_BOUNDS,
+        *_ANNOTATIONS,
+    }:
+        return None
+    bounds = [sub.get(k) for k in _BOUNDS]
+    if not all(b is None or _TYPES["number"](b) for b in bounds):
+        return None
+    low, high, above, below = bounds
+    integer = kind == "integer"
+
+    def check(v: Any) -> bool:
+        cls = v.__class__
+        if cls is not int and (cls is not float or (integer and not v.is_integer())):
+            return False
+        return (
+            (low is None or v >= low)
+            and (high is None or v <= high)
+            and (above is None or v > above)
+            and (below is None or v < below)
+        )
+
+    return check
 
 
 def _one_of_texts(texts: frozenset[str]) -> Callable[[Any], bool]:
