@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 
     from harness.plan import Task
 
-__all__ = ["ArgumentChecks", "argument_edges"]
+__all__ = ["ArgumentChecks", "argument_edges", "uncovered_references"]
 
 _PLACEHOLDER = object()
 """What a reference is replaced by before jsonschema validates (errors at its place are
 dropped)."""
 _OPAQUE: tuple[type, ...] = (Ref, Template)
+_NESTED = frozenset({Template, dict, list})
 """Reference values pass the fast schema predicate's property checks."""
 
 Add = Callable[[str, str | None, str, str], None]
@@ -59,8 +60,7 @@ class ArgumentChecks:
         self.tools: list[Capability | None] = []
         if registry is not None:
             self.tools = [_tool(registry, task) for task in tasks]
-        self.found = [_references(task) if task.arguments else () for task in tasks]
-        """Each task's references, found once: ``(pointer in the arguments, ref, whole)``."""
+        self._uncovered: list[tuple[int, tuple[tuple[str, Ref, bool], ...]]] | None = None
 
     # --- arguments_valid ----------------------------------------------------------------------
 
@@ -117,10 +117,9 @@ class ArgumentChecks:
             nearest: a "did you mean" suffix for an unknown task id.
         """
         queries: list[tuple[int, int, str, str]] = []
-        for i, task in enumerate(self.tasks):
-            for pointer, ref, _ in self.found[i]:
-                if (i, ref.task) in said:
-                    continue
+        for i, refs in self.uncovered(said):
+            task = self.tasks[i]
+            for pointer, ref, _ in refs:
                 where = f"/tasks/{i}/arguments{pointer}"
                 name = _parameter(pointer)
                 p = self.index.get(ref.task)
@@ -156,6 +155,26 @@ class ArgumentChecks:
                     "depends_on (directly or through a dependency)",
                 )
 
+    def links(self, said: set[tuple[int, str]]) -> list[tuple[int, int]]:
+        """``(consumer, producer)`` positions that references link and no need names."""
+        out = []
+        for i, refs in self.uncovered(said):
+            for _, ref, _ in refs:
+                p = self.index.get(ref.task)
+                if p is not None and p != i:
+                    out.append((i, p))
+        return out
+
+    def uncovered(
+        self, said: set[tuple[int, str]]
+    ) -> list[tuple[int, tuple[tuple[str, Ref, bool], ...]]]:
+        """Per task, the references that no need of the task names (found once; a task whose
+        arguments hold only references its needs name, the adapters' case, costs one pass over
+        its argument values)."""
+        if self._uncovered is None:
+            self._uncovered = uncovered_references(self.tasks, said)
+        return self._uncovered
+
     # --- dataflow_types -----------------------------------------------------------------------
 
     def dataflow(self) -> bool:
@@ -165,13 +184,10 @@ class ArgumentChecks:
         if registry is None or not registry.declares_outputs:
             return False
         for i, task in enumerate(self.tasks):
-            refs = self.found[i]
-            if not refs:
-                continue
             tool = self.tools[i]
-            if tool is None or tool.parameters is None:
+            if tool is None or tool.parameters is None or not task.arguments:
                 continue
-            for pointer, ref, whole in refs:
+            for pointer, ref, whole in _references(task):
                 p = self.index.get(ref.task)
                 if not whole or p is None or p == i:
                     continue
@@ -193,6 +209,27 @@ class ArgumentChecks:
                     f"{given}",
                 )
         return True
+
+
+def uncovered_references(
+    tasks: tuple[Task, ...], said: set[tuple[int, str]]
+) -> list[tuple[int, tuple[tuple[str, Ref, bool], ...]]]:
+    """Per task, the references that no need of the task names (``said``: ``(task position,
+    producer id)`` of every need). A task whose arguments hold only references its needs name,
+    the adapters' case, costs one pass over its argument values."""
+    out = []
+    for i, task in enumerate(tasks):
+        arguments = task.arguments
+        if not arguments:
+            continue
+        for value in arguments.values():
+            cls = value.__class__
+            if (cls is Ref and (i, value.task) not in said) or cls in _NESTED:
+                refs = tuple(r for r in _references(task) if (i, r[1].task) not in said)
+                if refs:
+                    out.append((i, refs))
+                break
+    return out
 
 
 def argument_edges(task: Task, index: Mapping[str, int]) -> list[int]:

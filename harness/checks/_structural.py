@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Callable
 
 from harness._gc import gc_paused
-from harness.checks._arguments import ArgumentChecks, argument_edges
+from harness.checks._arguments import ArgumentChecks, argument_edges, uncovered_references
 from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
 from harness.checks._schema import plan_model_ok, schema_errors, workflow_ok
 from harness.plan import Plan
@@ -71,6 +71,7 @@ class _Checker:
         notes = self.links.get("notes")
         self.notes: dict[str, str] = notes if isinstance(notes, dict) else {}
         self.needs_said: set[tuple[int, str]] = set()  # (consumer, producer id) of each need
+        self.argument_links: list[tuple[int, int]] = []  # (consumer, producer) not in needs
 
     def run(self) -> CheckReport:
         self._schema()
@@ -376,12 +377,19 @@ class _Checker:
         if not any(task.arguments for task in self.tasks):  # nothing to pay for without them
             self.skipped.update(("arguments_valid", "dataflow_types"))
             return
+        registry = self.registry
+        if registry is None or not registry.reads_arguments:
+            # only argument_refs_resolve applies; the adapters' references are all needs too
+            self.skipped.update(("arguments_valid", "dataflow_types"))
+            if not uncovered_references(self.tasks, self.needs_said):
+                return
         checks = ArgumentChecks(
             self.tasks, self.index, self.registry, self._add, self.expect.dataflow_types
         )
         if not checks.valid():
             self.skipped.add("arguments_valid")
         checks.refs(self.needs_said, self._runs_before, self._nearest_id)
+        self.argument_links = checks.links(self.needs_said)
         if not checks.dataflow():
             self.skipped.add("dataflow_types")
 
@@ -425,10 +433,8 @@ class _Checker:
                 p = self.index.get(need.task)
                 if p is not None and p != c:
                     linked[c] = linked[p] = True
-            if task.arguments:
-                for p in argument_edges(task, self.index):
-                    if p != c:
-                        linked[c] = linked[p] = True
+        for c, p in self.argument_links:
+            linked[c] = linked[p] = True
         if not any(linked):
             self._add(
                 "isolated_task",

@@ -20,8 +20,10 @@ __all__ = [
     "Template",
     "arguments_from_json",
     "arguments_to_json",
+    "new_ref",
     "references",
     "split_references",
+    "value_from_matches",
 ]
 
 _MAX_DEPTH = 64
@@ -124,6 +126,35 @@ def references(value: Any, pointer: str = "") -> Iterator[tuple[str, Ref, bool]]
             stack.extend(reversed([(f"{where}/{i}", v) for i, v in enumerate(item)]))
 
 
+_SET_REF_TASK = Ref.__dict__["task"].__set__
+
+
+def new_ref(task: str) -> Ref:
+    """A ``Ref`` without the frozen-dataclass ``__init__`` (same object; readers build many)."""
+    ref = object.__new__(Ref)
+    _SET_REF_TASK(ref, task)
+    return ref
+
+
+def value_from_matches(text: str, matches: list[re.Match[str]], refs: list[Ref]) -> Any:
+    """The value of ``text`` given its reference matches and the ``Ref`` of each: the text
+    when there is none, the ``Ref`` when the whole (stripped) text is one, else a ``Template``."""
+    if not matches:
+        return text
+    if len(matches) == 1 and matches[0].group(0) == text.strip():
+        return refs[0]
+    parts: list[str | Ref] = []
+    at = 0
+    for match, ref in zip(matches, refs, strict=True):
+        if match.start() > at:
+            parts.append(text[at : match.start()])
+        parts.append(ref)
+        at = match.end()
+    if at < len(text):
+        parts.append(text[at:])
+    return Template(tuple(parts))
+
+
 def split_references(
     text: str, pattern: re.Pattern[str], task_of: Callable[[re.Match[str]], str]
 ) -> Any:
@@ -136,20 +167,7 @@ def split_references(
         task_of: the id of the task a match refers to.
     """
     matches = list(pattern.finditer(text))
-    if not matches:
-        return text
-    if len(matches) == 1 and matches[0].group(0) == text.strip():
-        return Ref(task_of(matches[0]))
-    parts: list[str | Ref] = []
-    at = 0
-    for match in matches:
-        if match.start() > at:
-            parts.append(text[at : match.start()])
-        parts.append(Ref(task_of(match)))
-        at = match.end()
-    if at < len(text):
-        parts.append(text[at:])
-    return Template(tuple(parts))
+    return value_from_matches(text, matches, [new_ref(task_of(m)) for m in matches])
 
 
 def _escape(key: str) -> str:

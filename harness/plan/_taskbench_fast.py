@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.plan._arguments import new_ref, value_from_matches
 from harness.plan._links import resolve_links
 from harness.plan._model import Plan, new_need, new_plan, new_task
 from harness.plan._taskbench import _INDEX_CITATION, _NAME_CITATION, _value
@@ -27,6 +28,7 @@ _KNOWN = frozenset({"id", "task_nodes", "task_links", "user_request", "type", "t
 _NODE_KEYS = frozenset({"task", "arguments"})
 _STR = {str}
 _IDS = [f"node-{k}" for k in range(64)]
+_ARG_NAMES = [f"arg{k}" for k in range(16)]
 
 
 class _Unusual(Exception):
@@ -105,6 +107,7 @@ def _plan(pairs: Any) -> Plan:
     all_needs: list[tuple[Any, ...]] = []
     all_deps: list[list[str]] = []
     all_arguments: list[dict[str, Any]] = []
+    refs: dict[int, Any] = {}  # node position -> its Ref, shared by every citation of it
     fixed: list[tuple[int, int]] = []
     cited: set[tuple[int, int]] = set()
     for k, obj in enumerate(objects):
@@ -124,19 +127,29 @@ def _plan(pairs: Any) -> Plan:
                     name, text, raw = "", arg, arg
                 else:
                     name, text, raw = _argument(arg)
-                values[name or f"arg{index}"] = _value(raw)
+                key = name or (_ARG_NAMES[index] if index < 16 else f"arg{index}")
                 if "<" not in text:
+                    values[key] = raw
                     places = where.get(text.strip())
                     if places is not None and places != [k]:
                         raise _Unusual  # a tool-name citation
                     continue
+                matches = list(_INDEX_CITATION.finditer(text))
+                if raw is not text:
+                    values[key] = _value(raw)
+                elif len(matches) == 1 and matches[0].group(0) == text:  # "<node-k>": common
+                    values[key] = _ref(refs, ids, int(matches[0].group(1)))
+                else:  # the argument is this text: its value from the same matches
+                    values[key] = value_from_matches(
+                        text, matches, [_ref(refs, ids, int(m.group(1))) for m in matches]
+                    )
                 found = False
-                for match in _INDEX_CITATION.finditer(text):
+                for match in matches:
                     found = True
                     producer = int(match.group(1))
                     if producer >= size:
                         raise _Unusual
-                    needs.append(new_need(name or f"arg{index}", ids[producer]))
+                    needs.append(new_need(key, ids[producer]))
                     if repeats:  # only link resolution among repeated tools reads these
                         cited.add((producer, k))
                     if producer != k:
@@ -170,6 +183,14 @@ def _plan(pairs: Any) -> Plan:
             )
         )
     return new_plan(tuple(tasks), plan_id, goal if type(goal) is str else None)
+
+
+def _ref(refs: dict[int, Any], ids: list[str], k: int) -> Any:
+    """The shared ``Ref`` of node k (a citation beyond the plan leaves the fast lane later)."""
+    ref = refs.get(k)
+    if ref is None:
+        ref = refs[k] = new_ref(ids[k] if k < len(ids) else f"node-{k}")
+    return ref
 
 
 def _argument(arg: Any) -> tuple[str, str, Any]:

@@ -72,12 +72,16 @@ class Registry:
 
     _outputs: list[str] = field(default_factory=list, init=False, compare=False, repr=False)
     """The names of the capabilities that declare output types or an output schema."""
+    _schemas: list[str] = field(default_factory=list, init=False, compare=False, repr=False)
+    """The names of the capabilities that declare a parameter schema."""
 
     def __post_init__(self) -> None:
         for cap in self.capabilities:
             self._by_name.setdefault(cap.name, []).append(cap)
             if cap.output_types or cap.output_schema is not None:
                 self._outputs.append(cap.name)
+            if cap.parameters is not None:
+                self._schemas.append(cap.name)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -97,6 +101,12 @@ class Registry:
             if have is not None and have[0] == wanted[0] and have[1] >= wanted[1]:
                 return cap
         return None
+
+    @property
+    def reads_arguments(self) -> bool:
+        """True when some capability declares a parameter schema or output types: the
+        argument checks have something to check against."""
+        return bool(self._outputs or self._schemas)
 
     @property
     def declares_outputs(self) -> bool:
