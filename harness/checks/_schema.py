@@ -164,7 +164,10 @@ def _needs_ok(needs: Any) -> bool:
 
 
 def _arguments_ok(arguments: Any) -> bool:
-    """``#/$defs/task/properties/arguments``: an object of argument values (iterative)."""
+    """``#/$defs/task/properties/arguments``: an object of argument values (iterative), or a
+    list kept as it is."""
+    if type(arguments) is list:  # TaskBench's own form, kept as it is
+        return True
     if not isinstance(arguments, dict):
         return False
     if set(map(type, arguments.values())) <= _SCALARS:  # the common case, at C speed

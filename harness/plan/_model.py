@@ -219,11 +219,21 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
         on_failure if isinstance(on_failure, str) else None,
         agent if isinstance(agent, dict) else None,
         # keys() <= set is a C-level test; most tasks have no unknown keys
-        {}
-        if raw.keys() <= _KNOWN_TASK_KEYS
-        else {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
+        _extra(raw, arguments),
         arguments_from_json(arguments) if arguments else _NO_ARGUMENTS,
     )
+
+
+def _extra(raw: dict[str, Any], arguments: Any) -> dict[str, Any]:
+    """The keys the model does not know; a list of ``arguments`` (TaskBench's own form in a
+    canonical task, read by the metrics) is kept there as it is."""
+    if raw.keys() <= _KNOWN_TASK_KEYS:  # a C-level test; most tasks have no unknown keys
+        extra: dict[str, Any] = {}
+    else:
+        extra = {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS}
+    if isinstance(arguments, list):
+        extra["arguments"] = arguments
+    return extra
 
 
 # Big plans build hundreds of thousands of tasks; a frozen dataclass's __init__ goes through

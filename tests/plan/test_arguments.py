@@ -67,10 +67,15 @@ class TestCanonical:
             ("schema", "/tasks/0/arguments/x/$result")
         ]
 
-    def test_arguments_must_be_an_object(self) -> None:
-        """A list of arguments breaks the schema at /tasks/0/arguments."""
-        report = check_plan(Plan.from_dict({"tasks": [{"id": "a", "arguments": ["x"]}]}))
+    def test_arguments_are_an_object_or_a_kept_list(self) -> None:
+        """Text breaks the schema at /tasks/0/arguments; a list (TaskBench's own form, which
+        canonical plans carried before arguments were read) is kept as it was, unchecked."""
+        report = check_plan(Plan.from_dict({"tasks": [{"id": "a", "arguments": "x"}]}))
         assert [(v.check, v.path) for v in report.errors] == [("schema", "/tasks/0/arguments")]
+        legacy = Plan.from_dict({"tasks": [{"id": "a", "arguments": ["inbox"]}]})
+        assert legacy.tasks[0].arguments == {}
+        assert legacy.tasks[0].to_dict()["arguments"] == ["inbox"]
+        assert check_plan(legacy).ok
 
 
 class TestTaskBench:
