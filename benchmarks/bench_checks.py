@@ -8,7 +8,15 @@ Generates a random DAG plan of 100,000 tasks (about 2 dependencies and 0.3 needs
 - networkx: a straightforward networkx implementation of the same graph checks;
 
 and the ratios. Targets: planeval within 3x the parse floor, and at least 2x faster than the
-networkx reference. Run by hand: ``python benchmarks/bench_checks.py [--tasks N]``.
+networkx reference.
+
+Then the argument checks, paired on the same plans: the random DAG without and with arguments
+(each task passes a text, a number and an option; a task with a need passes the producer's
+result as a ``$result`` reference), checked against a registry without parameter schemas and
+one with a schema per capability. Targets: on plans without arguments the schemas cost nothing
+(ratio ~1.0); on plans with arguments, ``arguments_valid`` (registry with schemas vs without)
+adds at most 1.5x. Run by hand: ``python benchmarks/bench_checks.py [--tasks N]``
+(``--arguments-only`` for the second part).
 """
 
 from __future__ import annotations
@@ -69,6 +77,83 @@ def chain(n: int) -> dict[str, Any]:
         for i in range(n)
     ]
     return {"plan_id": "bench-chain", "goal": "benchmark", "tasks": tasks}
+
+
+def with_arguments(doc: dict[str, Any], seed: int = 11) -> dict[str, Any]:
+    """The plan with arguments on every task; about 1 in 50 has a wrong option value."""
+    rng = random.Random(seed)
+    for task in doc["tasks"]:
+        arguments: dict[str, Any] = {
+            "text": task["description"],
+            "limit": rng.randrange(1, 100),
+            "mode": "fast" if rng.random() > 0.02 else "fastest",
+        }
+        if task["needs"]:
+            arguments["input"] = {"$result": task["needs"][0]["task"]}
+        task["arguments"] = arguments
+    return doc
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string"},
+        "limit": {"type": "integer", "minimum": 1},
+        "mode": {"enum": ["fast", "slow"]},
+        "input": {"type": "string"},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+
+def schema_registry() -> Registry:
+    """The 50 capabilities, each with a parameter schema (OpenAI function-tool form)."""
+    tools = [
+        {"type": "function", "function": {"name": f"cap_{i}", "parameters": SCHEMA}}
+        for i in range(50)
+    ]
+    return Registry.from_data(tools)
+
+
+def bench_arguments(tasks: int, repeat: int) -> None:
+    """Paired timings of the model + all checks: registry without vs with schemas, on the same
+    plan without and then with arguments."""
+    plain = Registry.from_data([f"cap_{i}" for i in range(50)])
+    schemas = schema_registry()
+    for label, doc in (
+        ("without arguments", random_dag(tasks)),
+        ("with arguments", with_arguments(random_dag(tasks))),
+    ):
+        parsed = json.loads(json.dumps(doc))
+        del doc
+        gc.collect()
+        times: dict[str, float] = {}
+        cpu: dict[str, float] = {}
+        found: dict[str, int] = {}
+        for _ in range(repeat):  # interleaved, so that load from elsewhere hits both alike
+            for name, registry in (("no schemas", plain), ("schemas", schemas)):
+                gc.collect()  # each run starts from the same heap (no report kept alive)
+                start, start_cpu = time.perf_counter(), time.process_time()
+                report = check_plan(Plan.from_dict(parsed), registry=registry)
+                t, c = time.perf_counter() - start, time.process_time() - start_cpu
+                times[name] = min(times.get(name, t), t)
+                cpu[name] = min(cpu.get(name, c), c)
+                found[name] = sum(v.check == "arguments_valid" for v in report.violations)
+                del report
+        for name, t in times.items():
+            bad = found[name]
+            print(
+                f"  {label:18} registry {name:10} {t:8.3f} s wall {cpu[name]:8.3f} s CPU   "
+                f"arguments_valid: {bad:,}"
+            )
+        ratio = times["schemas"] / times["no schemas"]
+        cpu_ratio = cpu["schemas"] / cpu["no schemas"]
+        target = "~1.0" if label == "without arguments" else "<= 1.5"
+        print(
+            f"  {label:18} schemas / no schemas = {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU "
+            f"(target {target})"
+        )
 
 
 def networkx_checks(doc: dict[str, Any], capabilities: set[str]) -> int:
@@ -174,10 +259,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-networkx", action="store_true")
     parser.add_argument("--budget", type=int, default=300, help="seconds for the reference")
+    parser.add_argument("--arguments-only", action="store_true")
     args = parser.parse_args()
     ref = not args.skip_networkx
-    bench("random DAG", json.dumps(random_dag(args.tasks)), args.repeat, ref, args.budget)
-    bench("chain", json.dumps(chain(args.tasks)), args.repeat, ref, args.budget)
+    if not args.arguments_only:
+        bench("random DAG", json.dumps(random_dag(args.tasks)), args.repeat, ref, args.budget)
+        bench("chain", json.dumps(chain(args.tasks)), args.repeat, ref, args.budget)
+    print(f"\nargument checks, random DAG of {args.tasks:,} tasks:")
+    bench_arguments(args.tasks, args.repeat)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,10 @@ def check_command(
         "--registry",
         "-r",
         metavar="FILE",
-        help="Capability registry (YAML/JSON, or TaskBench tool_desc.json).",
+        help=(
+            "Capability registry (YAML/JSON, TaskBench tool_desc.json, OpenAI or Anthropic "
+            "tools, an MCP tools/list result)."
+        ),
     ),
     min_tasks: int | None = typer.Option(
         None, "--min-tasks", min=0, metavar="N", help="Fewest tasks allowed."
@@ -44,6 +47,11 @@ def check_command(
         False,
         "--needs-imply-deps",
         help="Relax needs_earlier_output: needs count as dependencies (the gem's rule).",
+    ),
+    dataflow_errors: bool = typer.Option(
+        False,
+        "--dataflow-errors",
+        help="Make dataflow_types an error (a result fed to a parameter of another type).",
     ),
     output: str = typer.Option(
         "text",
@@ -75,6 +83,7 @@ def check_command(
         min_tasks=min_tasks,
         max_tasks=max_tasks,
         needs="imply_deps" if needs_imply_deps else "strict",
+        dataflow_types="error" if dataflow_errors else "warning",
     )
     results = check_files(
         plans,

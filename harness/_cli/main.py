@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
 GROUPS: dict[str, str] = {
     "import": "harness._cli.import_:app",
     "journal": "harness._cli.journal:journal_app",
+    "registry": "harness._cli.registry:registry_app",
 }
 """Command group name -> ``module:typer app`` (listed after the commands)."""
 

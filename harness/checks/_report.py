@@ -24,13 +24,17 @@ CHECKS: dict[str, Severity] = {
     "task_count_band": "error",
     "known_capabilities": "error",
     "required_capabilities": "error",
+    "arguments_valid": "error",
+    "argument_refs_resolve": "error",
+    "dataflow_types": "warning",
     "isolated_task": "warning",
     "reaches_end": "warning",
     "redundant_dependency": "warning",
 }
-"""Every check id with its severity, in the order the checks run and are reported. A check may
-also report warnings (``schema``: a key the plan format does not define); its outcome is then
-``warn`` unless it also found an error."""
+"""Every check id with its default severity, in the order the checks run and are reported. A
+check may also report warnings (``schema``: a key the plan format does not define); its outcome
+is then ``warn`` unless it also found an error. A suite may make ``dataflow_types`` an error
+(``Expectations.dataflow_types``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +76,9 @@ class Expectations:
     needs: Literal["strict", "imply_deps"] = "strict"
     """``strict``: a needs producer must be a strict ancestor through depends_on.
     ``imply_deps``: needs count as dependencies (the agentic gem's runtime rule)."""
+    dataflow_types: Severity = "warning"
+    """The severity of ``dataflow_types`` (a type mismatch between a producer's result and the
+    parameter it fills)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -200,6 +200,8 @@ def is_valid_task(task: Any) -> bool:
                 return False
     if "needs" in task and not _needs_ok(get("needs")):
         return False
+    if "arguments" in task and not _arguments_ok(get("arguments")):
+        return False
     return "on_failure" not in task or (
         isinstance(get("on_failure"), str) and get("on_failure") in _ON_FAILURE
     )
@@ -216,6 +218,42 @@ def _needs_ok(needs: Any) -> bool:
     if isinstance(needs, dict):
         return all(_nonempty(v) for v in needs.values())
     return False
+
+
+def _arguments_ok(arguments: Any) -> bool:
+    """``#/$defs/task/properties/arguments``: an object of argument values (iterative), or a
+    list kept as it is."""
+    if type(arguments) is list:  # TaskBench's own form, kept as it is
+        return True
+    if not isinstance(arguments, dict):
+        return False
+    if set(map(type, arguments.values())) <= _SCALARS:  # the common case, at C speed
+        return True
+    stack = list(arguments.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if "$result" in value:
+                if not _reference_ok(value):
+                    return False
+            elif "$concat" in value:
+                parts = value["$concat"]
+                if len(value) != 1 or type(parts) is not list:
+                    return False
+                if not all(isinstance(p, str) or _reference_ok(p) for p in parts):
+                    return False
+            else:
+                stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return True
+
+
+_SCALARS = {str, int, float, bool, type(None)}
+
+
+def _reference_ok(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and _nonempty(value.get("$result"))
 
 
 def _nonempty_strings(values: list[Any]) -> bool:

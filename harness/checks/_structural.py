@@ -12,6 +12,7 @@ import difflib
 from collections.abc import Callable
 
 from harness._gc import gc_paused
+from harness.checks._arguments import ArgumentChecks, argument_edges, uncovered_references
 from harness.checks._report import CHECKS, CheckReport, Expectations, Severity, Violation
 from harness.checks._schema import plan_model_ok, schema_errors, unread_keys, workflow_ok
 from harness.plan import Plan
@@ -70,6 +71,8 @@ class _Checker:
         self.links = links if isinstance(links, dict) else {}
         notes = self.links.get("notes")
         self.notes: dict[str, str] = notes if isinstance(notes, dict) else {}
+        self.needs_said: set[tuple[int, str]] = set()  # (consumer, producer id) of each need
+        self.argument_links: list[tuple[int, int]] = []  # (consumer, producer) not in needs
 
     def run(self) -> CheckReport:
         self._schema()
@@ -80,6 +83,7 @@ class _Checker:
         self._needs()
         self._task_count()
         self._capabilities()
+        self._arguments()
         self._isolated()
         self._workflow()
         self._redundant()
@@ -105,7 +109,9 @@ class _Checker:
     ) -> None:
         if self.notes and path in self.notes:
             message = f"{message} (note: {self.notes[path]})"
-        violation = Violation(check, severity or CHECKS[check], task, path, message)
+        if severity is None:
+            severity = self.expect.dataflow_types if check == "dataflow_types" else CHECKS[check]
+        violation = Violation(check, severity, task, path, message)
         self.found.setdefault(check, []).append(violation)
 
     def _nearest_id(self, wrong: str) -> str:
@@ -231,6 +237,9 @@ class _Checker:
                     p = self.index.get(need.task)
                     if p is not None and p != i:
                         edges[i].append(p)
+                for p in argument_edges(task, self.index):
+                    if p != i:
+                        edges[i].append(p)
         self.graph = edges
         dependents: list[list[int]] = [[] for _ in range(n)]
         pending = [0] * n
@@ -289,9 +298,11 @@ class _Checker:
         index = self.index
         strict = self.expect.needs == "strict"
         queries: list[tuple[int, int, str]] = []  # consumer, producer, pointer
+        said = self.needs_said
         for i, task in enumerate(self.tasks):
             direct = set(self.deps[i])
             for j, need in enumerate(task.needs):
+                said.add((i, need.task))
                 where = f"/tasks/{i}/needs/{j}"
                 if need.task == task.id:
                     self._add(
@@ -401,6 +412,53 @@ class _Checker:
                     f"no task uses the required capability {name!r}",
                 )
 
+    def _arguments(self) -> None:
+        if not any(task.arguments for task in self.tasks):  # nothing to pay for without them
+            self.skipped.update(("arguments_valid", "dataflow_types"))
+            return
+        registry = self.registry
+        if registry is None or not registry.reads_arguments:
+            # only argument_refs_resolve applies; the adapters' references are all needs too
+            self.skipped.update(("arguments_valid", "dataflow_types"))
+            if not uncovered_references(self.tasks, self.needs_said):
+                return
+        checks = ArgumentChecks(
+            self.tasks, self.index, self.registry, self._add, self.expect.dataflow_types
+        )
+        if not checks.valid():
+            self.skipped.add("arguments_valid")
+        checks.refs(self.needs_said, self._runs_before, self._nearest_id)
+        self.argument_links = checks.links(self.needs_said)
+        if not checks.dataflow():
+            self.skipped.add("dataflow_types")
+
+    def _runs_before(self, pairs: list[tuple[int, int]]) -> list[bool]:
+        """For each ``(consumer, producer)``: may the producer's result be read by the consumer?
+        Strict: the producer is a strict ancestor through depends_on. imply_deps: reading it is
+        the dependency, so only a producer that itself waits for the consumer is wrong. Tasks
+        on or behind a cycle are acyclic's to report."""
+        position = {x: k for k, x in enumerate(self.order)}
+        strict = self.expect.needs == "strict"
+        answers = [True] * len(pairs)
+        asked: list[int] = []
+        for k, (c, p) in enumerate(pairs):
+            if c not in position or p not in position:
+                continue
+            if strict and position[p] >= position[c]:
+                answers[k] = False
+            elif strict or position[c] < position[p]:
+                asked.append(k)
+        if asked:
+            targets = {pairs[k][1] if strict else pairs[k][0] for k in asked}
+            bits, bit_of = self._ancestor_bits(targets)
+            for k in asked:
+                c, p = pairs[k]
+                if strict:
+                    answers[k] = bool((bits[c] >> bit_of[p]) & 1)
+                else:
+                    answers[k] = not (bits[p] >> bit_of[c]) & 1
+        return answers
+
     def _isolated(self) -> None:
         n = len(self.tasks)
         if n < 2:
@@ -414,6 +472,8 @@ class _Checker:
                 p = self.index.get(need.task)
                 if p is not None and p != c:
                     linked[c] = linked[p] = True
+        for c, p in self.argument_links:
+            linked[c] = linked[p] = True
         if not any(linked):
             self._add(
                 "isolated_task",

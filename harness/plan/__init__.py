@@ -1,6 +1,7 @@
 """Plans: the model, the loaders and the adapters for every supported format."""
 
 from harness.plan._adapters import FORMATS
+from harness.plan._arguments import Ref, Template, references
 from harness.plan._json import MAX_PLAN_BYTES
 from harness.plan._load import load_plan, load_plan_file
 from harness.plan._model import Need, Plan, Task
@@ -10,7 +11,10 @@ __all__ = [
     "MAX_PLAN_BYTES",
     "Need",
     "Plan",
+    "Ref",
     "Task",
+    "Template",
     "load_plan",
     "load_plan_file",
+    "references",
 ]

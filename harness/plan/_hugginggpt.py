@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from harness._errors import PlanLoadError
+from harness.plan._arguments import arguments_to_json, split_references
 
 __all__ = ["hugginggpt_to_dict", "looks_like_hugginggpt"]
 
@@ -52,15 +53,17 @@ def hugginggpt_to_dict(value: Any, *, source: str) -> dict[str, Any]:
                 location=f"/{index}",
             )
         task_id = _id(item.get("id"), index)
-        tasks.append(
-            {
-                "id": task_id,
-                "description": item["task"],
-                "capabilities": [item["task"]],
-                "depends_on": _deps(item.get("dep")),
-                "needs": _needs(item.get("args")),
-            }
-        )
+        task = {
+            "id": task_id,
+            "description": item["task"],
+            "capabilities": [item["task"]],
+            "depends_on": _deps(item.get("dep")),
+            "needs": _needs(item.get("args")),
+        }
+        arguments = _arguments(item.get("args"))
+        if arguments:
+            task["arguments"] = arguments
+        tasks.append(task)
     return {"tasks": tasks}
 
 
@@ -80,6 +83,29 @@ def _deps(value: Any) -> list[str]:
         if text and text != "-1" and text not in deps:
             deps.append(text)
     return deps
+
+
+def _arguments(args: Any) -> dict[str, Any]:
+    """The arguments in canonical JSON, ``<GENERATED>-k`` as a reference to task k."""
+    if isinstance(args, list):
+        pairs = [(f"arg{i}", v) for i, v in enumerate(args)]
+    elif isinstance(args, dict):
+        pairs = [(str(k), v) for k, v in args.items()]
+    else:
+        return {}
+    return arguments_to_json({name: _value(value) for name, value in pairs})
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, str):
+        if "GENERATED" not in value:
+            return value
+        return split_references(value, _GENERATED, lambda m: m.group(1) or m.group(2))
+    if isinstance(value, list):
+        return [_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _value(v) for k, v in value.items()}
+    return value
 
 
 def _needs(args: Any) -> list[dict[str, str]]:

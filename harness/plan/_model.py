@@ -16,6 +16,7 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness._gc import gc_paused
+from harness.plan._arguments import arguments_from_json, arguments_to_json
 
 __all__ = [
     "DEPENDENCY_KEYS",
@@ -60,6 +61,9 @@ class Task:
     """The agentic gem's agent spec (name, description, instructions), kept as it is."""
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
     """Keys the model does not know, kept so that nothing is lost on a round trip."""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    """What the task passes to its tool: ``{name: value}``, JSON values in which references to
+    earlier results are ``Ref`` / ``Template`` records (``harness.plan``), never strings."""
 
     def to_dict(self) -> dict[str, Any]:
         """The task as canonical JSON (list form of ``needs``)."""
@@ -71,12 +75,14 @@ class Task:
         out["needs"] = [{"name": n.name, "task": n.task} for n in self.needs]
         if self.on_failure is not None:
             out["on_failure"] = self.on_failure
+        if self.arguments:
+            out["arguments"] = arguments_to_json(self.arguments)
         out.update(self.extra)
         return out
 
 
 _KNOWN_TASK_KEYS = frozenset(
-    {"id", "description", "capabilities", "depends_on", "needs", "on_failure", "agent"}
+    {"id", "description", "capabilities", "depends_on", "needs", "on_failure", "agent", "arguments"}
 )
 TASK_KEYS = _KNOWN_TASK_KEYS | {"arguments"}
 """The task keys of the canonical format (``arguments``: a task's inputs by name)."""
@@ -232,6 +238,7 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
     on_failure = get("on_failure")
     agent = get("agent")
     needs = get("needs")
+    arguments = get("arguments")
     return _new_task(
         task_id,
         description if isinstance(description, str) else "",
@@ -243,10 +250,21 @@ def _task_from_dict(raw: dict[str, Any], index: int, source: str) -> Task:
         on_failure if isinstance(on_failure, str) else None,
         agent if isinstance(agent, dict) else None,
         # keys() <= set is a C-level test; most tasks have no unknown keys
-        {}
-        if raw.keys() <= _KNOWN_TASK_KEYS
-        else {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS},
+        _extra(raw, arguments),
+        arguments_from_json(arguments) if arguments else _NO_ARGUMENTS,
     )
+
+
+def _extra(raw: dict[str, Any], arguments: Any) -> dict[str, Any]:
+    """The keys the model does not know; a list of ``arguments`` (TaskBench's own form in a
+    canonical task, read by the metrics) is kept there as it is."""
+    if raw.keys() <= _KNOWN_TASK_KEYS:  # a C-level test; most tasks have no unknown keys
+        extra: dict[str, Any] = {}
+    else:
+        extra = {k: v for k, v in raw.items() if k not in _KNOWN_TASK_KEYS}
+    if isinstance(arguments, list):
+        extra["arguments"] = arguments
+    return extra
 
 
 # Big plans build hundreds of thousands of tasks; a frozen dataclass's __init__ goes through
@@ -256,7 +274,8 @@ _TASK_SLOTS = tuple(Task.__dict__[name].__set__ for name in Task.__dataclass_fie
 
 
 (_SET_ID, _SET_DESCRIPTION, _SET_CAPABILITIES, _SET_DEPENDS_ON, _SET_NEEDS, _SET_ON_FAILURE,
- _SET_AGENT, _SET_EXTRA) = _TASK_SLOTS  # fmt: skip
+ _SET_AGENT, _SET_EXTRA, _SET_ARGUMENTS) = _TASK_SLOTS  # fmt: skip
+_NO_ARGUMENTS: Mapping[str, Any] = {}
 
 
 def new_task(
@@ -268,6 +287,7 @@ def new_task(
     on_failure: str | None,
     agent: Mapping[str, Any] | None,
     extra: Mapping[str, Any],
+    arguments: Mapping[str, Any] = _NO_ARGUMENTS,
 ) -> Task:
     """A ``Task`` from its field values, without per-field checks (for builders that already
     hold exactly typed values)."""
@@ -280,6 +300,7 @@ def new_task(
     _SET_ON_FAILURE(task, on_failure)
     _SET_AGENT(task, agent)
     _SET_EXTRA(task, extra)
+    _SET_ARGUMENTS(task, arguments)
     return task
 
 

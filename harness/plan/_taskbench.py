@@ -28,6 +28,7 @@ import re
 from typing import Any, NamedTuple
 
 from harness._errors import PlanLoadError
+from harness.plan._arguments import arguments_to_json, split_references
 from harness.plan._links import resolve_links
 
 __all__ = ["taskbench_to_dict"]
@@ -69,7 +70,10 @@ def taskbench_to_dict(value: dict[str, Any], *, source: str) -> dict[str, Any]:
     for k, node in enumerate(nodes):
         needs: list[dict[str, str]] = []
         deps: list[str] = []
-        for name, text in _arguments(node.get("arguments")):
+        arguments: dict[str, Any] = {}
+        for name, raw in _arguments(node.get("arguments")):
+            arguments[name] = _value(raw)
+            text = _text(raw)
             for cite in _citations(text, k, len(tools), where):
                 producer = cite.node
                 if producer < 0:  # <node-k> beyond the plan: needs_resolve reports it
@@ -83,15 +87,16 @@ def taskbench_to_dict(value: dict[str, Any], *, source: str) -> dict[str, Any]:
                     fixed.append((producer, k))
                     if ids[producer] not in deps:
                         deps.append(ids[producer])
-        tasks.append(
-            {
-                "id": ids[k],
-                "description": tools[k],
-                "capabilities": [tools[k]],
-                "depends_on": deps,
-                "needs": needs,
-            }
-        )
+        task: dict[str, Any] = {
+            "id": ids[k],
+            "description": tools[k],
+            "capabilities": [tools[k]],
+            "depends_on": deps,
+            "needs": needs,
+        }
+        if arguments:
+            task["arguments"] = arguments_to_json(arguments)
+        tasks.append(task)
     links, unresolved = _links(record.get("task_links"), where, cited, fixed)
     for producer, consumer in links:
         deps = tasks[consumer]["depends_on"]
@@ -109,10 +114,11 @@ def taskbench_to_dict(value: dict[str, Any], *, source: str) -> dict[str, Any]:
     return plan
 
 
-def _arguments(arguments: Any) -> list[tuple[str, str]]:
-    """``(name, text)`` per argument: strings, ``{"name", "value"}`` objects, or a mapping."""
+def _arguments(arguments: Any) -> list[tuple[str, Any]]:
+    """``(name, value)`` per argument: strings (``arg<i>``), ``{"name", "value"}`` objects, or
+    a mapping."""
     if isinstance(arguments, dict):
-        return [(str(k), _text(v)) for k, v in arguments.items()]
+        return [(str(k), v) for k, v in arguments.items()]
     if not isinstance(arguments, list):
         return []
     out = []
@@ -120,10 +126,25 @@ def _arguments(arguments: Any) -> list[tuple[str, str]]:
         if isinstance(arg, dict):
             name = arg.get("name")
             value = arg.get("value", "" if "name" in arg else next(iter(arg.values()), ""))
-            out.append((name if isinstance(name, str) and name else f"arg{index}", _text(value)))
+            out.append((name if isinstance(name, str) and name else f"arg{index}", value))
         else:
-            out.append((f"arg{index}", _text(arg)))
+            out.append((f"arg{index}", arg))
     return out
+
+
+def _value(raw: Any) -> Any:
+    """An argument value with each ``<node-k>`` citation as a reference to ``node-k``."""
+    if isinstance(raw, str):
+        return split_references(raw, _INDEX_CITATION, _node_id) if "<" in raw else raw
+    if isinstance(raw, list):
+        return [_value(v) for v in raw]
+    if isinstance(raw, dict):
+        return {k: _value(v) for k, v in raw.items()}
+    return raw
+
+
+def _node_id(match: re.Match[str]) -> str:
+    return f"node-{int(match.group(1))}"
 
 
 def _text(value: Any) -> str:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.plan._arguments import new_ref, value_from_matches
 from harness.plan._links import resolve_links
 from harness.plan._model import Plan, new_need, new_plan, new_task
-from harness.plan._taskbench import _INDEX_CITATION, _NAME_CITATION
+from harness.plan._taskbench import _INDEX_CITATION, _NAME_CITATION, _value
 
 __all__ = ["fast_taskbench_plan"]
 
@@ -27,6 +28,7 @@ _KNOWN = frozenset({"id", "task_nodes", "task_links", "user_request", "type", "t
 _NODE_KEYS = frozenset({"task", "arguments"})
 _STR = {str}
 _IDS = [f"node-{k}" for k in range(64)]
+_ARG_NAMES = [f"arg{k}" for k in range(16)]
 
 
 class _Unusual(Exception):
@@ -104,6 +106,8 @@ def _plan(pairs: Any) -> Plan:
     ids = _IDS[:size] if size <= len(_IDS) else [f"node-{k}" for k in range(size)]
     all_needs: list[tuple[Any, ...]] = []
     all_deps: list[list[str]] = []
+    all_arguments: list[dict[str, Any]] = []
+    refs: dict[int, Any] = {}  # node position -> its Ref, shared by every citation of it
     fixed: list[tuple[int, int]] = []
     cited: set[tuple[int, int]] = set()
     for k, obj in enumerate(objects):
@@ -113,27 +117,39 @@ def _plan(pairs: Any) -> Plan:
                     _plain(value)
         needs: list[Any] = []
         deps: list[str] = []
+        values: dict[str, Any] = {}
         arguments = obj.get("arguments")
         if arguments is not None:
             if type(arguments) is not list or (arguments and type(arguments[0]) is tuple):
                 raise _Unusual  # a mapping of arguments: the general path reads it
             for index, arg in enumerate(arguments):
                 if type(arg) is str:
-                    name, text = "", arg
+                    name, text, raw = "", arg, arg
                 else:
-                    name, text = _argument(arg)
+                    name, text, raw = _argument(arg)
+                key = name or (_ARG_NAMES[index] if index < 16 else f"arg{index}")
                 if "<" not in text:
+                    values[key] = raw
                     places = where.get(text.strip())
                     if places is not None and places != [k]:
                         raise _Unusual  # a tool-name citation
                     continue
+                matches = list(_INDEX_CITATION.finditer(text))
+                if raw is not text:
+                    values[key] = _value(raw)
+                elif len(matches) == 1 and matches[0].group(0) == text:  # "<node-k>": common
+                    values[key] = _ref(refs, ids, int(matches[0].group(1)))
+                else:  # the argument is this text: its value from the same matches
+                    values[key] = value_from_matches(
+                        text, matches, [_ref(refs, ids, int(m.group(1))) for m in matches]
+                    )
                 found = False
-                for match in _INDEX_CITATION.finditer(text):
+                for match in matches:
                     found = True
                     producer = int(match.group(1))
                     if producer >= size:
                         raise _Unusual
-                    needs.append(new_need(name or f"arg{index}", ids[producer]))
+                    needs.append(new_need(key, ids[producer]))
                     if repeats:  # only link resolution among repeated tools reads these
                         cited.add((producer, k))
                     if producer != k:
@@ -145,6 +161,7 @@ def _plan(pairs: Any) -> Plan:
                     raise _Unusual
         all_needs.append(tuple(needs))
         all_deps.append(deps)
+        all_arguments.append(values)
     _links(record.get("task_links"), where, cited, fixed, ids, all_deps)
     raw_id = record.get("id")
     plan_id = str(raw_id) if type(raw_id) is str or type(raw_id) is int else None
@@ -153,15 +170,34 @@ def _plan(pairs: Any) -> Plan:
     for k in range(size):
         tool = tools[k]
         tasks.append(
-            new_task(ids[k], tool, (tool,), tuple(all_deps[k]), all_needs[k], None, None, {})
+            new_task(
+                ids[k],
+                tool,
+                (tool,),
+                tuple(all_deps[k]),
+                all_needs[k],
+                None,
+                None,
+                {},
+                all_arguments[k],
+            )
         )
     return new_plan(tuple(tasks), plan_id, goal if type(goal) is str else None)
 
 
-def _argument(arg: Any) -> tuple[str, str]:
-    """``(name or "", text)`` of one argument; the general path's ``arg<i>`` names fill in."""
+def _ref(refs: dict[int, Any], ids: list[str], k: int) -> Any:
+    """The shared ``Ref`` of node k (a citation beyond the plan leaves the fast lane later)."""
+    ref = refs.get(k)
+    if ref is None:
+        ref = refs[k] = new_ref(ids[k] if k < len(ids) else f"node-{k}")
+    return ref
+
+
+def _argument(arg: Any) -> tuple[str, str, Any]:
+    """``(name or "", text, value)`` of one argument; the general path's ``arg<i>`` names fill
+    in."""
     if type(arg) is str:
-        return "", arg
+        return "", arg, arg
     if type(arg) is list and arg and type(arg[0]) is tuple:
         obj = _object(arg)
         name, value = obj.get("name"), obj.get("value")
@@ -171,10 +207,10 @@ def _argument(arg: Any) -> tuple[str, str]:
             for key, extra in obj.items():
                 if key != "name" and key != "value":
                     _plain(extra)
-        return (name if type(name) is str else "", value)
+        return (name if type(name) is str else "", value, value)
     if type(arg) is list and all(type(a) is str for a in arg):
-        return "", " ".join(arg)
-    return "", _nothing(arg)
+        return "", " ".join(arg), arg
+    return "", _nothing(arg), arg
 
 
 def _nothing(arg: Any) -> str:

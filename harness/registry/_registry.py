@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness._errors import RegistryError
 from harness._json import loads
+from harness.registry._fast_schema import Predicate, fast_predicate
+from harness.registry._formats import entries, entry_fields
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = ["Capability", "Registry", "load_registry", "parse_reference"]
 
@@ -36,6 +41,13 @@ class Capability:
     """Names (or types) of its inputs."""
     outputs: tuple[str, ...] = ()
     """Names (or types) of its outputs."""
+    parameters: Mapping[str, Any] | None = field(default=None, compare=False)
+    """JSON Schema of the task's ``arguments`` object (OpenAI ``parameters``, Anthropic
+    ``input_schema``, MCP ``inputSchema``, TaskBench's parameter list), or None."""
+    output_types: tuple[str, ...] = ()
+    """Declared data types of its result (TaskBench ``output-type``: text, image, ...)."""
+    output_schema: Mapping[str, Any] | None = field(default=None, compare=False)
+    """JSON Schema of its result (MCP ``outputSchema``), or None."""
 
     @property
     def major_minor(self) -> tuple[int, int] | None:
@@ -54,10 +66,22 @@ class Registry:
     _by_name: dict[str, list[Capability]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    _validators: dict[tuple[int, tuple[type, ...]], tuple[Predicate | None, Validator]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    _outputs: list[str] = field(default_factory=list, init=False, compare=False, repr=False)
+    """The names of the capabilities that declare output types or an output schema."""
+    _schemas: list[str] = field(default_factory=list, init=False, compare=False, repr=False)
+    """The names of the capabilities that declare a parameter schema."""
 
     def __post_init__(self) -> None:
         for cap in self.capabilities:
             self._by_name.setdefault(cap.name, []).append(cap)
+            if cap.output_types or cap.output_schema is not None:
+                self._outputs.append(cap.name)
+            if cap.parameters is not None:
+                self._schemas.append(cap.name)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -77,6 +101,45 @@ class Registry:
             if have is not None and have[0] == wanted[0] and have[1] >= wanted[1]:
                 return cap
         return None
+
+    @property
+    def reads_arguments(self) -> bool:
+        """True when some capability declares a parameter schema or output types: the
+        argument checks have something to check against."""
+        return bool(self._outputs or self._schemas)
+
+    @property
+    def declares_outputs(self) -> bool:
+        """True when some capability declares its output types or an output schema (what
+        ``dataflow_types`` compares)."""
+        return bool(self._outputs)
+
+    def validator(self, capability: Capability) -> Validator | None:
+        """The compiled validator of a capability's parameter schema (built once per
+        registry), or None when it declares none."""
+        compiled = self.schema_checks(capability)
+        return None if compiled is None else compiled[1]
+
+    def schema_checks(
+        self, capability: Capability, opaque: tuple[type, ...] = ()
+    ) -> tuple[Predicate | None, Validator] | None:
+        """The capability's parameter schema compiled once per registry: a fast "certainly
+        valid" predicate (None for schemas outside its subset; values of an ``opaque`` type
+        pass it) and the jsonschema validator that gives the exact errors. None when the
+        capability declares no schema."""
+        if capability.parameters is None:
+            return None
+        key = (id(capability), opaque)
+        compiled = self._validators.get(key)
+        if compiled is None:
+            from jsonschema import Draft202012Validator
+            from jsonschema.validators import validator_for
+
+            cls = validator_for(capability.parameters, default=Draft202012Validator)
+            validator = cls(capability.parameters, format_checker=cls.FORMAT_CHECKER)
+            fast = fast_predicate(capability.parameters, cls.FORMAT_CHECKER, opaque)
+            compiled = self._validators[key] = (fast, validator)
+        return compiled
 
     def explain_unknown(self, ref: str) -> str:
         """Why a reference is not known and what would fix it (one sentence)."""
@@ -103,32 +166,20 @@ class Registry:
 
     @classmethod
     def from_data(cls, data: Any, *, source: str = "<registry>") -> Registry:
-        """Build a registry from ``{"capabilities": [...]}``, a bare list, or TaskBench's
-        ``{"nodes": [{"id", "desc", "parameters"}]}``.
+        """Build a registry from ``{"capabilities": [...]}``, a bare list, TaskBench's
+        ``{"nodes": [...]}``, or a tools list: OpenAI function tools, Anthropic tools, an MCP
+        ``tools/list`` result (``harness/registry/_formats.py``).
 
         Raises:
             RegistryError: naming the entry that is malformed.
         """
-        if isinstance(data, dict) and "capabilities" in data:
-            items, base = data["capabilities"], "/capabilities"
-        elif isinstance(data, dict) and "nodes" in data:
-            items, base = data["nodes"], "/nodes"
-        elif isinstance(data, list):
-            items, base = data, ""
-        else:
-            raise RegistryError(
-                "a registry must be {'capabilities': [...]}, a list, or TaskBench {'nodes': [...]}",
-                source=source,
-                location="/",
-            )
-        if not isinstance(items, list):
-            raise RegistryError("the capabilities must be a list", source=source, location=base)
-        return cls(
-            capabilities=tuple(
-                _capability(item, f"{base}/{i}", source) for i, item in enumerate(items)
-            ),
-            source=source,
-        )
+        items, base = entries(data, source)
+        capabilities = []
+        for i, item in enumerate(items):
+            capability = _capability(item, f"{base}/{i}", source)
+            if capability is not None:
+                capabilities.append(capability)
+        return cls(capabilities=tuple(capabilities), source=source)
 
 
 def load_registry(path: Path | str, *, max_bytes: int | None = None) -> Registry:
@@ -172,14 +223,17 @@ def _major_minor(version: str) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2) or 0)
 
 
-def _capability(item: Any, where: str, source: str) -> Capability:
+def _capability(item: Any, where: str, source: str) -> Capability | None:
     if isinstance(item, str) and item:
         return Capability(name=item)
     if not isinstance(item, dict):
         raise RegistryError(
             "a capability must be an object or a name", source=source, location=where
         )
-    name = item.get("name", item.get("id"))
+    fields = entry_fields(item, where, source)
+    if fields is None:
+        return None
+    name = fields["name"]
     if not isinstance(name, str) or not name:
         raise RegistryError(
             "a capability needs a non-empty string 'name'", source=source, location=where
@@ -193,25 +247,13 @@ def _capability(item: Any, where: str, source: str) -> Capability:
                 source=source,
                 location=f"{where}/version",
             )
-    description = item.get("description", item.get("desc", ""))
     return Capability(
         name=name,
         version=version,
-        description=description if isinstance(description, str) else "",
-        inputs=_names(item.get("inputs", item.get("parameters", item.get("input-type")))),
-        outputs=_names(item.get("outputs", item.get("output-type"))),
+        description=fields["description"],
+        inputs=fields.get("inputs", ()),
+        outputs=fields.get("outputs", ()),
+        parameters=fields.get("parameters"),
+        output_types=fields.get("output_types", ()),
+        output_schema=fields.get("output_schema"),
     )
-
-
-def _names(value: Any) -> tuple[str, ...]:
-    if isinstance(value, dict):
-        return tuple(str(k) for k in value)
-    if isinstance(value, Iterable) and not isinstance(value, str):
-        out = []
-        for v in value:
-            if isinstance(v, dict):
-                out.append(str(v.get("name", v.get("id", ""))))
-            else:
-                out.append(str(v))
-        return tuple(out)
-    return ()

@@ -50,6 +50,8 @@ button.chip{cursor:pointer}button.chip.sel{outline:2px solid #0969da;outline-off
 .model-block h4{margin:0 0 6px;font-size:14px}
 .viol{margin:4px 0;padding-left:18px}.viol li{color:var(--fail)}.viol li.warning{color:var(--warn)}
 .gone{text-decoration:line-through;color:var(--muted)}
+.arg{display:inline-block;margin:0 6px 2px 0;padding:0 3px;border-radius:3px}
+.bad-arg{background:#ffebe9;outline:1px solid var(--fail)}.warn-arg{background:#fff8c5;outline:1px solid var(--warn)}
 .note{color:var(--muted);font-style:italic}
 pre.text{white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;background:var(--bg2);
 border:1px solid var(--line);border-radius:4px;padding:6px 8px;font-size:12px;margin:4px 0}
@@ -148,6 +150,17 @@ function setHash(c,m,k){const parts=['case='+encodeURIComponent(c.id)];if(m!==un
 function text(label,str,open){const d=el('details');if(open)d.open=true;d.appendChild(el('summary',null,label));d.appendChild(el('pre',{class:'text'},str));return d;}
 function needsText(n){if(!n)return '';if(Array.isArray(n))return n.map(x=>typeof x==='object'&&x?(x.name+' ← '+x.task):String(x)).join(', ');
  return Object.entries(n).map(([k,v])=>k+' ← '+v).join(', ');}
+function argText(a){if(a&&typeof a==='object'&&!Array.isArray(a)){const ks=Object.keys(a);
+  if(ks.length===1&&ks[0]==='$result')return '\u2190 '+a.$result;
+  if(ks.length===1&&ks[0]==='$concat'&&Array.isArray(a.$concat))return JSON.stringify(a.$concat.map(p=>p&&typeof p==='object'?'{\u2190 '+p.$result+'}':String(p)).join(''));}
+ const s=JSON.stringify(a);return s===undefined?String(a):(s.length>80?s.slice(0,79)+'\u2026':s);}
+function argsCell(x,i,viol){const td=el('td');const pre='/tasks/'+i+'/arguments';
+ const vs=(viol||[]).filter(v=>v.path===pre||(v.path||'').startsWith(pre+'/'));const esc=k=>k.replace(/~/g,'~0').replace(/\//g,'~1');
+ Object.entries(x.arguments||{}).forEach(([k,a])=>{const p=pre+'/'+esc(k);const mine=vs.filter(v=>v.path===p||v.path.startsWith(p+'/'));
+  const cls='arg'+(mine.some(v=>v.severity!=='warning')?' bad-arg':(mine.length?' warn-arg':''));
+  const sp=el('span',{class:cls,'data-arg':k},k+'='+argText(a));if(mine.length)sp.title=mine.map(v=>v.message).join('\n');td.appendChild(sp);});
+ vs.filter(v=>v.path===pre).forEach(v=>td.appendChild(el('div',{class:v.severity==='warning'?'warn-arg':'bad-arg'},v.message)));
+ return td;}
 function sampleView(ci,m,k){const c=D.cases[ci];const dd=detailData();const letter=c.s[m][k];
  const v=el('div',{class:'sample-view','data-model':D.models[m],'data-sample':String(k)});
  v.appendChild(el('div',{class:'meta'},'sample '+k+': '+NAMES[letter]));
@@ -163,8 +176,10 @@ function sampleView(ci,m,k){const c=D.cases[ci];const dd=detailData();const lett
   '['+x.check+(w?', warning':'')+'] '+(x.task?x.task+': ':'')+x.message+(x.path?'  ('+x.path+')':'')));});v.appendChild(ul);}
  if(pk>=0){const plan=dd.p[pk];const tasks=plan.tasks||[];const wrap=el('div',{class:'scroll'});
   const g=planGraph(plan,violationMarks(plan,viol));if(g)wrap.appendChild(g);else wrap.appendChild(el('div',{class:'note'},tasks.length?'graph not drawn for more than 80 tasks':'the plan has no tasks'));v.appendChild(wrap);
-  const t=el('table');const hr=el('tr');['task','description','capabilities','depends on','needs'].forEach(x=>hr.appendChild(el('th',null,x)));t.appendChild(hr);
-  tasks.forEach(x=>{const tr=el('tr');[x.id,x.description||'',(x.capabilities||[]).join(', '),(x.depends_on||[]).join(', '),needsText(x.needs)].forEach(y=>tr.appendChild(el('td',null,String(y))));t.appendChild(tr);});
+  const withArgs=tasks.some(x=>x.arguments&&typeof x.arguments==='object'&&Object.keys(x.arguments).length);
+  const t=el('table');const hr=el('tr');['task','description','capabilities','depends on','needs'].concat(withArgs?['arguments']:[]).forEach(x=>hr.appendChild(el('th',null,x)));t.appendChild(hr);
+  tasks.forEach((x,i)=>{const tr=el('tr');[x.id,x.description||'',(x.capabilities||[]).join(', '),(x.depends_on||[]).join(', '),needsText(x.needs)].forEach(y=>tr.appendChild(el('td',null,String(y))));
+   if(withArgs)tr.appendChild(argsCell(x,i,viol));t.appendChild(tr);});
   const sc=el('div',{class:'scroll'});sc.appendChild(t);v.appendChild(sc);}
  return v;}
 function worst(s){for(const l of 'fuesm'){const i=s.indexOf(l);if(i>=0)return i;}return s.indexOf('p')>=0?s.indexOf('p'):0;}

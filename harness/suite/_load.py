@@ -92,6 +92,7 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
             max_tasks=band.get("max"),
             required_capabilities=tuple(expect.get("required_capabilities", ())),
             needs=expect.get("needs", "strict"),
+            dataflow_types=expect.get("dataflow_types", "warning"),
         ),
         samples=data.get("samples", 1),
         prices_path=base / data["prices"] if "prices" in data else None,

@@ -175,4 +175,5 @@ class Suite:
             max_tasks=case.max_tasks if case.max_tasks is not None else self.expect.max_tasks,
             required_capabilities=required,
             needs=self.expect.needs,
+            dataflow_types=self.expect.dataflow_types,
         )

@@ -135,3 +135,21 @@ def test_a_wide_plan_scrolls_in_its_box_and_the_page_does_not(tmp_path: Path) ->
         inner, outer = graph_box.evaluate("e => [e.scrollWidth, e.clientWidth]")
         assert inner > outer  # the graph scrolls inside its box
         assert w.console_errors == [] and w.outside_requests == []
+
+
+def test_the_offending_argument_is_highlighted_in_the_task_table(tmp_path: Path) -> None:
+    """An arguments_valid violation marks its argument in the task table's arguments column,
+    with the message as its title; a sound argument stays plain."""
+    from tests.report.test_argument_checks_reported import _run
+
+    url = write_report(_run(tmp_path / "args", ["overwrite"])).report_html.as_uri()
+    with page(url + "#case=c1&model=m&sample=0") as w:
+        view = w.page.locator('.model-block[data-model="m"] .sample-view')
+        assert view.locator("th").all_inner_texts()[-1] == "arguments"
+        bad = view.locator('span.bad-arg[data-arg="mode"]')
+        assert bad.count() == 1
+        assert bad.inner_text() == 'mode="overwrite"'
+        assert "must be one of" in (bad.get_attribute("title") or "")
+        assert view.locator('span.arg[data-arg="text"]').inner_text() == "text=\u2190 fetch"
+        assert view.locator('span.bad-arg[data-arg="text"]').count() == 0
+        assert w.console_errors == [] and w.outside_requests == []
