@@ -160,10 +160,11 @@ class TestLLMCompiler:
             {"query": "oldest parrot"},
             {"arg0": "parrot lifespan", "arg1": 3},
             {"problem": Template((Ref("1"), " - ", Ref("2"))), "context": [Ref("1"), None]},
+            {},  # join() is the last task, with no arguments
         ]
 
     def test_arguments_that_are_not_literals_are_left_out(self) -> None:
         """A call with an expression or ``...`` keeps its text only (no guessing)."""
         plan = load_plan("1. f(x + 1)\n2. g(a=1, ...)\n3. join()", format="llmcompiler")
-        assert _args(plan) == [{}, {}]
+        assert _args(plan) == [{}, {}, {}]  # the third is join()
         assert plan.tasks[0].description == "f(x + 1)"
