@@ -4,6 +4,7 @@ from harness.plan._adapters import FORMATS
 from harness.plan._json import MAX_PLAN_BYTES
 from harness.plan._load import load_plan, load_plan_file
 from harness.plan._model import Need, Plan, Task
+from harness.plan._stream import iter_plan_file
 
 __all__ = [
     "FORMATS",
@@ -11,6 +12,7 @@ __all__ = [
     "Need",
     "Plan",
     "Task",
+    "iter_plan_file",
     "load_plan",
     "load_plan_file",
 ]
