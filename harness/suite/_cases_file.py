@@ -19,6 +19,7 @@ from typing import Any
 from harness._errors import SuiteError
 from harness._size import RAISE_HINT, over_limit
 from harness._yaml import max_bytes_limit
+from harness.suite._suite_validator import validate_case
 
 __all__ = ["read_cases_file"]
 
@@ -47,7 +48,6 @@ def read_cases_file(
     """
     source = str(path)
     limit = max_bytes_limit(max_bytes)
-    validator = _case_validator()
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -73,8 +73,12 @@ def read_cases_file(
             if not raw.strip():
                 continue
             case = _parse(raw, source, where)
-            if not validator.is_valid(case):
-                raise SuiteError(_schema_error(validator, case), source=source, location=where)
+            try:
+                validate_case(case)  # type: ignore[no-untyped-call]
+            except Exception:  # invalid, or a value the compiled validator cannot judge
+                message = _schema_error(case)
+                if message is not None:
+                    raise SuiteError(message, source=source, location=where) from None
             found += 1
             yield where, case
     if not found:
@@ -105,11 +109,13 @@ def _parse(raw: bytes, source: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _schema_error(validator: Any, case: dict[str, Any]) -> str:
-    """The schema's best message for an invalid case (computed only for invalid cases)."""
+def _schema_error(case: dict[str, Any]) -> str | None:
+    """jsonschema's best message for a case the compiled validator refused (None: valid)."""
     from jsonschema.exceptions import best_match
 
-    error = best_match(validator.iter_errors(case))
+    error = best_match(_case_validator().iter_errors(case))
+    if error is None:
+        return None
     pointer = "/" + "/".join(str(p) for p in error.absolute_path)
     message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
     return f"{message} (at {pointer})"

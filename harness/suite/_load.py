@@ -112,9 +112,15 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
 
 
 def _validate(data: Any, source: str) -> None:
-    """The schema check; the (slow) best message is computed only for an invalid suite."""
-    if _validator().is_valid(data):
+    """The schema check, by the compiled validator (``_generate_validator``); jsonschema's
+    best message is computed only for a suite that validator refuses."""
+    from harness.suite._suite_validator import validate_suite
+
+    try:
+        validate_suite(data)  # type: ignore[no-untyped-call]
         return
+    except Exception:  # JsonSchemaValueException, or a value the generated code cannot judge
+        pass
     if isinstance(data, dict) and ("cases" in data) == ("cases_file" in data):
         raise SuiteError(
             "a suite lists its 'cases' or names a 'cases_file', not both"
