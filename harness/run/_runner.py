@@ -156,6 +156,7 @@ def run_suite(
     batch_poll: float = 30.0,
     notify: Callable[[str], None] | None = None,
     stop: StopRequest | None = None,
+    keep_rows: bool = True,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
 
@@ -189,6 +190,11 @@ def run_suite(
         notify: called with one-line notices while the run is under way (batch ids, progress).
         stop: looked at between rows (``stop_on_signals`` sets it on SIGINT and SIGTERM); a
             stop ends the run like Ctrl+C.
+        keep_rows: keep each finished row whole in ``RunResult.rows`` (the default). False
+            keeps only what a summary reads (ids, status, tokens, latency, detail and the first
+            violation of a failing row; ``summary_row``): every row is still written whole to
+            results.jsonl as it finishes, and the run's memory no longer grows with the plans
+            and metrics of its answers (``planeval run``).
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
@@ -303,7 +309,7 @@ def run_suite(
                 if time.monotonic() - last_flush >= flush_every:
                     sink.flush()
                     last_flush = time.monotonic()
-                done.append(row)
+                done.append(row if keep_rows else summary_row(row))
                 if progress is not None:
                     progress(row)
                 if stop.is_set():
@@ -336,6 +342,26 @@ def run_suite(
     if interrupted:
         raise RunInterrupted(result)
     return result
+
+
+def summary_row(row: ResultRow) -> ResultRow:
+    """``row`` without what no summary reads: checks, plan, answer, metrics, tags and every
+    violation but the first error of a failing row (what ``failing_cases`` shows)."""
+    violations = row.violations
+    if violations:
+        errors = [v for v in violations if v.get("severity") == "error"]
+        violations = (errors or violations)[:1] if row.status == "fail" else []
+    return dataclasses.replace(
+        row,
+        checks={},
+        violations=violations,
+        tags=[],
+        recording=None,
+        plan=None,
+        answer=None,
+        metrics=None,
+        metric_detail=None,
+    )
 
 
 def _check_writable(folder: Path) -> None:

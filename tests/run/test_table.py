@@ -161,3 +161,31 @@ def test_an_answer_without_a_plan_is_described_as_such() -> None:
     (only,) = failing_cases(r for r in RESULTS[0].rows if r.case == "case-0005")
     assert (only.model, only.failed, only.counted) == ("sloppy-planner", 1, 1)
     assert only.first_violation == "unparseable: no JSON in the answer"
+
+
+def test_summary_rows_print_what_whole_rows_print(tmp_path: Path) -> None:
+    """``planeval run`` keeps only summary rows in memory; the table, the failing cases and
+    the exit code are the same as from whole rows, and results.jsonl still has every plan."""
+    from harness.run import run_suite
+    from harness.suite import load_suite
+
+    path = make_project(tmp_path, extra={"samples": 4})
+    for sample in range(4):
+        text = (PLAN, CYCLE, "no plan here", PLAN)[sample]
+        write_response(tmp_path, "demo", "planner", "c1", text, sample=sample)
+    suite = load_suite(path)
+    whole = run_suite(suite, out=tmp_path / "runA")
+    slim = run_suite(suite, out=tmp_path / "runB", keep_rows=False)
+    assert all(r.plan is None and not r.checks for r in slim.rows)
+    assert failing_cases(slim.rows) == failing_cases(whole.rows)
+    assert slim.exit_code == whole.exit_code == 1
+    for result in (whole, slim):
+        out = io.StringIO()
+        print_table(Console(file=out, width=160), [result])
+        print_failing(Console(file=out, width=160), [result])
+        result_text = out.getvalue().replace(str(result.run_dir), "RUN")
+        if result is whole:
+            expected = result_text
+    assert result_text == expected
+    written = (tmp_path / "runB" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sum(json.loads(line)["plan"] is not None for line in written) == 3
