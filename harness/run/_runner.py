@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
-from harness._atomic import atomic_write_text
+from harness._atomic import atomic_path, atomic_write_text
 from harness._errors import InputError, SuiteError
 from harness.batch import BatchFailure
 from harness.cost import Price, model_prices, price_table
@@ -656,10 +656,18 @@ def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:
 
 
 def _write_prompts(run_dir: Path, suite: Suite) -> None:
-    """``prompts.json``: each case's rendered prompt, for the reports."""
-    prompts = {case.id: suite.render_prompt(case) for case in suite.cases}
-    text = json.dumps(prompts, indent=0, ensure_ascii=False) + "\n"
-    atomic_write_text(run_dir / PROMPTS_FILE, text)
+    """``prompts.json``: each case's rendered prompt, for the reports. Written one prompt at a
+    time (the text ``json.dumps(prompts, indent=0)`` gives): with a tool list in every
+    prompt, the whole document held at once was the peak of a long run's memory."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    path = run_dir / PROMPTS_FILE
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="\n") as fh:
+        fh.write("{")
+        separator = "\n"
+        for case in suite.cases:
+            fh.write(f"{separator}{encode(case.id)}: {encode(suite.render_prompt(case))}")
+            separator = ",\n"
+        fh.write("}\n" if separator == "\n" else "\n}\n")
 
 
 def _git_commit(root: Path) -> str | None:

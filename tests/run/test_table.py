@@ -189,3 +189,16 @@ def test_summary_rows_print_what_whole_rows_print(tmp_path: Path) -> None:
     assert result_text == expected
     written = (tmp_path / "runB" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert sum(json.loads(line)["plan"] is not None for line in written) == 3
+
+
+def test_prompts_file_is_the_whole_document(tmp_path: Path) -> None:
+    """prompts.json, written one prompt at a time, is the document json.dumps gives."""
+    from harness.run import PROMPTS_FILE, run_suite
+    from harness.suite import load_suite
+
+    cases = [{"id": f"c{i}", "goal": f'Goal "{i}" ünïcode\nline'} for i in range(3)]
+    suite = load_suite(make_project(tmp_path, cases=cases))
+    run = run_suite(suite, out=tmp_path / "run")
+    expected = {case.id: suite.render_prompt(case) for case in suite.cases}
+    text = (run.run_dir / PROMPTS_FILE).read_text(encoding="utf-8")
+    assert text == json.dumps(expected, indent=0, ensure_ascii=False) + "\n"
