@@ -84,10 +84,14 @@ def steps(root: Path, count: int, env: dict[str, str]) -> dict[str, Measure]:
     found = {}
     for step in STEPS:
         found[step] = measure(commands[step], env=env, ok_codes=(0, 1), cwd=root)
-    data.unlink()
-    shutil.rmtree(project)
-    shutil.rmtree(run)
     return found
+
+
+def clean(root: Path, count: int) -> None:
+    """Remove one size's data, project and run (100,000 recordings take a while)."""
+    (root / f"data-{count}.json").unlink()
+    shutil.rmtree(root / f"project-{count}")
+    shutil.rmtree(root / f"run-{count}")
 
 
 def main() -> None:
@@ -103,6 +107,7 @@ def main() -> None:
         root = Path(folder)
         env = installed_env(root / "pycache", as_is=args.as_is)
         steps(root, 20, env)  # unmeasured: writes the bytecode cache, warms the page cache
+        clean(root, 20)
         for count in sizes:
             results[count] = steps(root, count, env)
             for step, m in results[count].items():
@@ -111,6 +116,7 @@ def main() -> None:
                     f"peak {m.peak / MIB:7.1f} MiB  {m.cpu / count * 1e3:6.2f} ms cpu/case",
                     flush=True,
                 )
+            clean(root, count)
     small = min(sizes)
     for count in sizes:
         if count == small:
