@@ -129,6 +129,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("linear", "fsync"), default=None)
     parser.add_argument("--dir", type=Path, default=None, help="where journals go (its disk)")
     args = parser.parse_args()
+    if args.dir is not None and not args.dir.is_dir():
+        parser.error(f"--dir {args.dir}: no such folder; create it first or name another one")
     sizes = [int(s) for s in args.sizes.split(",")]
     root = Path(tempfile.mkdtemp(prefix="bench_execute_", dir=args.dir or Path.cwd()))
     print(f"disk: {root}  load average: {os.getloadavg()[0]:.2f}")

@@ -2,33 +2,32 @@
 
 Writes a file of N TaskBench records (default 100,000; 5 nodes each, resource style: string
 arguments citing ``<node-k>``, ``task_links`` naming tools, nodes listed alphabetically as in
-TaskBench's gold data, one record in ten calling a tool twice), then prints for the same file:
+TaskBench's gold data, one record in ten calling a tool twice), then measures, as whole
+processes in alternating pairs (``benchmarks/_paired.py``):
 
-- floor: ``json.loads`` of every line (the file already read and split);
-- planeval: ``check_files`` on the file (read, decode, split, strict JSON, TaskBench reading
-  with link resolution, plan model, every check), with the counts it found;
+- floor: a fresh interpreter that ``json.loads`` every line of the file and keeps nothing;
+- ``planeval check FILE --format F`` for every output format (text, json), its output written
+  to a file as a user's redirect would.
 
-and the ratio (target: at most 3x), in wall and CPU time, the two taking turns in each
-round. Run by hand: ``python benchmarks/bench_formats.py [--records N] [--repeat R]``; the
-machine is shared, so run it a few times and quote the range.
+Targets: CPU within 3x of the floor, peak memory within 64 MiB of the floor's.
+Run: ``python benchmarks/bench_formats.py [--records N] [--pairs P] [--as-is]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
+import sys
 import tempfile
-import time
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.checks import check_files
+from _installed_env import installed_env
+from _paired import MIB, add_pairs_option, loads_loop, paired
 
 TOOLS = [f"Tool {chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(40)]
+OUTPUT_FORMATS = ("text", "json")
 
 
 def record(index: int, rng: random.Random) -> dict[str, Any]:
@@ -48,58 +47,39 @@ def record(index: int, rng: random.Random) -> dict[str, Any]:
     return {"id": str(10_000_000 + index), "task_nodes": nodes, "task_links": links, "type": "dag"}
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, float]]:
-    """Best wall and CPU time of each function over ``repeat`` rounds, the functions taking
-    turns in every round so that both sides of the ratio see the same load."""
-    best = {name: (float("inf"), float("inf")) for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            gc.collect()
-            wall, cpu = time.perf_counter(), time.process_time()
-            fn()
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    add_pairs_option(parser)
+    parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
     rng = random.Random(9)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "data.json"
+        root = Path(folder)
+        path = root / "data.json"
         with path.open("w", encoding="utf-8") as fh:
             for index in range(args.records):
                 fh.write(json.dumps(record(index, rng)) + "\n")
-        lines = path.read_text(encoding="utf-8").splitlines()
         size = path.stat().st_size
-
-        def floor_run() -> int:
-            loads = json.loads
-            return len([loads(line) for line in lines])
-
-        results: list[Any] = []
-
-        def planeval_run() -> None:
-            results[:] = check_files([path], max_bytes=size + 1)
-
-        best = interleaved({"floor": floor_run, "planeval": planeval_run}, args.repeat)
-    counts: Counter[str] = Counter()
-    for result in results:
-        if result.report is not None:
-            counts.update(v.check for v in result.report.violations)
-    passed = sum(r.ok for r in results)
-    print(f"{args.records:,} TaskBench records (5 nodes each), {size / 1e6:.1f} MB of JSON Lines")
-    (floor_wall, floor_cpu), (ours_wall, ours_cpu) = best["floor"], best["planeval"]
-    print(f"  floor: json.loads of every line   {floor_wall:7.2f} s wall {floor_cpu:7.2f} s cpu")
-    print(f"  planeval check_files              {ours_wall:7.2f} s wall {ours_cpu:7.2f} s cpu")
-    print(
-        f"  ratio: {ours_wall / floor_wall:.2f}x wall, {ours_cpu / floor_cpu:.2f}x cpu "
-        "(target <= 3x)"
-    )
-    print(f"  plans: {len(results):,}, passed: {passed:,}, violations by check: {dict(counts)}")
+        env = installed_env(root / "pycache", as_is=args.as_is)
+        print(f"{args.records:,} TaskBench records (5 nodes each), {size / 1e6:.1f} MB JSON Lines")
+        floor = loads_loop(path)
+        for output in OUTPUT_FORMATS:
+            command = [sys.executable, "-m", "harness", "check", str(path), "--format", output]
+            result = paired(
+                f"planeval check --format {output}",
+                command,
+                floor,
+                target=3.0,
+                pairs=args.pairs,
+                env=env,
+                stdout=root / f"out.{output}",
+                ok_codes=(0, 1),
+                memory_target=64 * MIB,
+            )
+            result.print()
+            lines = (root / f"out.{output}").read_bytes().count(b"\n")
+            print(f"  output: {lines:,} lines")
 
 
 if __name__ == "__main__":

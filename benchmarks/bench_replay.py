@@ -3,38 +3,33 @@
 Generates a project with one OpenAI-provider model and 1,000 cases, each with a vcrpy cassette
 (written by vcrpy's own serializer, in the format a live run records) and its provenance. Then:
 
-- floor: load each cassette's YAML, take the response body, and parse its plan with
-  ``harness.plan.load_plan``, in a bare loop (in process, no checks, no output);
-- run (in process): ``harness.run.run_suite`` on the suite (replay, checks, results.jsonl);
-- run (end to end): the ``planeval run`` command in a fresh process.
+- floor: a fresh process that loads each cassette's YAML, takes the response body and parses
+  its plan with ``harness.plan.load_plan``, in a bare loop (no checks, no output);
+- the ``planeval run`` command in a fresh process (replay, checks, results.jsonl, report).
 
-The end-to-end command runs as an installed package does, with its bytecode cached
-(``benchmarks/_installed_env.py``; ``--as-is`` keeps this environment unchanged).
+Both run as an installed package does, with bytecode cached (``benchmarks/_installed_env.py``;
+``--as-is`` keeps this environment unchanged), in alternating pairs (``benchmarks/_paired.py``).
 
-Target: the end-to-end run within 3x of the floor.
-Usage: ``python benchmarks/bench_replay.py [--as-is]``.
+Target: ``planeval run`` within 3x of the floor's CPU.
+Usage: ``python benchmarks/bench_replay.py [--pairs P] [--as-is]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import yaml
 from _installed_env import installed_env
+from _paired import add_pairs_option, paired
 
 from harness import __version__
-from harness.plan import load_plan
 from harness.providers import OpenAIProvider
 from harness.recording import Provenance, open_cassette, sample_paths, write_meta
-from harness.run import run_suite
 from harness.suite import load_suite
 from harness.testing import make_project
 
@@ -117,43 +112,18 @@ def build(root: Path) -> Path:
     return path
 
 
-def floor(root: Path) -> tuple[float, float]:
-    """Load every cassette and parse its plan in a bare loop: (wall, cpu) seconds."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    files = sorted((root / "plan_fixtures").rglob("sample-0.yaml"))
-    wall, cpu = time.perf_counter(), time.process_time()
-    for path in files:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
-        body = json.loads(data["interactions"][0]["response"]["body"]["string"])
-        load_plan(body["choices"][0]["message"]["content"])
-    return time.perf_counter() - wall, time.process_time() - cpu
-
-
-def in_process(path: Path, out: Path) -> tuple[float, float]:
-    """``run_suite`` on the suite: (wall, cpu) seconds."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = run_suite(load_suite(path), out=out)
-    elapsed = time.perf_counter() - wall, time.process_time() - cpu
-    assert result.manifest.counts["pass"] == CASES, result.manifest.counts
-    return elapsed
-
-
-def end_to_end(path: Path, out: Path, env: dict[str, str]) -> tuple[float, float]:
-    """``planeval run SUITE`` in a fresh process: (wall, cpu of the child) seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "run", str(path), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    wall = time.perf_counter() - wall
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert done.returncode == 0, done.stderr
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return wall, cpu
+FLOOR = """\
+import json, sys
+from pathlib import Path
+import yaml
+from harness.plan import load_plan
+loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+for path in sorted(Path(sys.argv[1]).rglob("sample-0.yaml")):
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    body = json.loads(data["interactions"][0]["response"]["body"]["string"])
+    load_plan(body["choices"][0]["message"]["content"])
+"""
+"""The floor: load every cassette and parse its plan in a bare loop, in a fresh process."""
 
 
 def main() -> None:
@@ -163,27 +133,27 @@ def main() -> None:
         action="store_true",
         help="run the end-to-end command in this environment unchanged (see _installed_env)",
     )
+    add_pairs_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         t0 = time.perf_counter()
         path = build(root)
         print(f"generated {CASES} cases with cassettes in {time.perf_counter() - t0:.1f}s")
-        floor(root)  # warm the page cache and the imports
-        bare = min(floor(root) for _ in range(3))
-        inproc = min(in_process(path, root / "runs" / f"in-{k}") for k in range(3))
         env = installed_env(root / "pycache", as_is=args.as_is)
-        end_to_end(path, root / "runs" / "cli-warm", env)  # writes the bytecode cache
-        cli = min(end_to_end(path, root / "runs" / f"cli-{k}", env) for k in range(3))
-        shutil.rmtree(root / "runs")
-    print(f"{'':34}{'wall':>8}{'cpu':>8}{'ratio (wall / cpu)':>22}")
-    print(f"{'floor: load + parse, bare loop':34}{bare[0]:8.3f}{bare[1]:8.3f}")
-    for label, (wall, cpu) in (
-        ("run_suite, in process", inproc),
-        ("planeval run, end to end", cli),
-    ):
-        print(f"{label:34}{wall:8.3f}{cpu:8.3f}{wall / bare[0]:12.2f}x{cpu / bare[1]:9.2f}x")
-    print("target: end to end within 3x of the floor")
+        out = root / "runs" / "cli"
+        result = paired(
+            f"planeval run, {CASES:,} replayed cases",
+            [sys.executable, "-m", "harness", "run", str(path), "--out", str(out)],
+            [sys.executable, "-c", FLOOR, str(root / "plan_fixtures")],
+            target=3.0,
+            pairs=args.pairs,
+            env=env,
+            before=lambda: shutil.rmtree(out, ignore_errors=True),
+        )
+        counts = json.loads((out / "run.json").read_text(encoding="utf-8"))["counts"]
+        assert counts.get("pass") == CASES, counts
+    result.print()
 
 
 if __name__ == "__main__":

@@ -1,19 +1,27 @@
 """``planeval check PLAN...``: structural checks on plan files.
 
 Exit 0 when every plan passes (warnings allowed), 1 when an error-severity check fails,
-2 when an input is unusable (the others are still checked and reported).
+2 when an input is unusable (the others are still checked and reported). Results are printed
+as they are found, so a 100,000-line JSON Lines file is checked in the memory of one plan.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from harness._cli._exit import ExitCode
 from harness._cli._options import max_bytes_option
-from harness._cli._output import fail_input, print_json
+from harness._cli._output import fail_input
+
+if TYPE_CHECKING:
+    from harness.checks import FileResult
 
 
 def check_command(
@@ -65,7 +73,7 @@ def check_command(
 ) -> None:
     """Run the structural checks on plan files."""
     from harness._errors import InputError
-    from harness.checks import Expectations, check_files
+    from harness.checks import Expectations, iter_check_files
     from harness.plan import FORMATS, MAX_PLAN_BYTES
     from harness.registry import load_registry
 
@@ -85,48 +93,96 @@ def check_command(
         needs="imply_deps" if needs_imply_deps else "strict",
         dataflow_types="error" if dataflow_errors else "warning",
     )
-    results = check_files(
+    results = iter_check_files(
         plans,
         registry=reg,
         expect=expect,
         format=plan_format,
         max_bytes=MAX_PLAN_BYTES if max_bytes is None else max_bytes,
     )
-    if output == "json":
-        print_json({"plans": [r.to_dict() for r in results]})
-    else:
-        _print_text(results)
-    if any(r.error is not None for r in results):
+    tally = _print_json(results) if output == "json" else _print_text(results)
+    if tally.unusable:
         raise typer.Exit(ExitCode.INPUT)
-    if any(not r.ok for r in results):
+    if tally.failed:
         raise typer.Exit(ExitCode.FAILED)
 
 
-def _print_text(results: list[Any]) -> None:
-    import sys
+@dataclass
+class _Tally:
+    """What the printed results add up to (the exit code and the text summary line)."""
 
+    plans: int = 0
+    failed: int = 0
+    unusable: int = 0
+    errors: int = 0
+    warnings: int = 0
+
+    def add(self, result: FileResult) -> None:
+        self.plans += 1
+        if result.report is None:
+            self.unusable += 1
+            return
+        if not result.report.ok:
+            self.failed += 1
+
+
+def _print_json(results: Iterable[FileResult]) -> _Tally:
+    """``{"plans": [...]}`` byte for byte as ``print_json`` writes it, each result written as
+    it comes (``_pretty``: json's own indenting encoder is pure Python and builds closures
+    that only the cyclic collector frees)."""
     out = sys.stdout.write
-    errors = warnings = unusable = failed = 0
+    tally = _Tally()
+    for result in results:
+        out(",\n    " if tally.plans else '{\n  "plans": [\n    ')
+        out(_pretty(result.to_dict(), "\n    "))
+        tally.add(result)
+    out("\n  ]\n}\n" if tally.plans else '{\n  "plans": []\n}\n')
+    return tally
+
+
+_scalar = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _pretty(value: Any, newline: str) -> str:
+    """``value`` as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it, lines after
+    the first starting with ``newline``."""
+    if isinstance(value, dict) and value:
+        inner = newline + "  "
+        items = [f"{_scalar(k)}: {_pretty(v, inner)}" for k, v in value.items()]
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if isinstance(value, list | tuple) and value:
+        inner = newline + "  "
+        return "[" + inner + ("," + inner).join(_pretty(v, inner) for v in value) + newline + "]"
+    return _scalar(value)
+
+
+def _print_text(results: Iterable[FileResult]) -> _Tally:
+    out = sys.stdout.write
+    tally = _Tally()
     for r in results:
-        if r.error is not None:
-            unusable += 1
+        tally.add(r)
+        if r.error is not None or r.report is None:
             out(f"{r.path}: unusable: {r.error}\n")
             continue
         report = r.report
-        n_err, n_warn = len(report.errors), len(report.warnings)
-        errors += n_err
-        warnings += n_warn
-        if not report.ok:
-            failed += 1
-        verdict = "ok" if report.ok else "FAIL"
+        n_err = n_warn = 0
+        for v in report.violations:
+            if v.severity == "error":
+                n_err += 1
+            else:
+                n_warn += 1
+        tally.errors += n_err
+        tally.warnings += n_warn
+        verdict = "ok" if not n_err else "FAIL"
         counts = f"{report.task_count} tasks"
         if n_err or n_warn:
             counts += f", {n_err} errors, {n_warn} warnings"
         out(f"{r.path}: {verdict} ({counts})\n")
         for v in report.violations:
             out(f"  {v.severity:<7} {v.check:<21} {v.path:<26} {v.message}\n")
-    passed = len(results) - failed - unusable
+    passed = tally.plans - tally.failed - tally.unusable
     out(
-        f"{len(results)} plans: {passed} passed, {failed} failed, {unusable} unusable; "
-        f"{errors} errors, {warnings} warnings\n"
+        f"{tally.plans} plans: {passed} passed, {tally.failed} failed, {tally.unusable} "
+        f"unusable; {tally.errors} errors, {tally.warnings} warnings\n"
     )
+    return tally

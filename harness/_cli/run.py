@@ -155,6 +155,7 @@ def run_command(
         batch=batch,
         batch_poll=batch_poll,
         notify=_note,
+        keep_rows=False,  # rows are written as they finish; the summary needs only a few fields
     )
     with max_bytes_in_force(max_bytes):
         run_and_report(

@@ -1,7 +1,7 @@
 """Structural checks on plans."""
 
 from harness.checks._report import CHECKS, CheckReport, Expectations, Severity, Violation
-from harness.checks._run_files import FileResult, check_files
+from harness.checks._run_files import FileResult, check_files, iter_check_files
 from harness.checks._structural import check_plan
 
 __all__ = [
@@ -13,4 +13,5 @@ __all__ = [
     "Violation",
     "check_files",
     "check_plan",
+    "iter_check_files",
 ]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,10 @@ from harness._errors import PlanLoadError
 from harness._gc import gc_paused
 from harness.checks._report import CheckReport, Expectations
 from harness.checks._structural import check_plan
-from harness.plan import MAX_PLAN_BYTES, load_plan_file
+from harness.plan import MAX_PLAN_BYTES, iter_plan_file
 from harness.registry import Registry
 
-__all__ = ["FileResult", "check_files"]
+__all__ = ["FileResult", "check_files", "iter_check_files"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,23 +61,41 @@ def check_files(
     max_bytes: int = MAX_PLAN_BYTES,
 ) -> list[FileResult]:
     """Load and check every plan in every file; an unusable file never stops the others."""
-    results: list[FileResult] = []
+    return list(
+        iter_check_files(
+            paths, registry=registry, expect=expect, format=format, max_bytes=max_bytes
+        )
+    )
+
+
+def iter_check_files(
+    paths: Iterable[Path | str],
+    *,
+    registry: Registry | None = None,
+    expect: Expectations | None = None,
+    format: str = "auto",
+    max_bytes: int = MAX_PLAN_BYTES,
+) -> Iterator[FileResult]:
+    """``check_files``, one result at a time: a many-plan file (JSON Lines) is read, checked
+    and given plan by plan, so memory does not grow with the file (``iter_plan_file``)."""
     for path in paths:
+        plans = iter_plan_file(path, format=format, max_bytes=max_bytes)
         try:
-            loaded = load_plan_file(path, format=format, max_bytes=max_bytes)
+            first = next(plans, None)
         except PlanLoadError as exc:
-            results.append(FileResult(str(path), None, _without_source(exc, str(path))))
+            yield FileResult(str(path), None, _without_source(exc, str(path)))
+            continue
+        if first is None:
             continue
         # A multi-plan file builds many small acyclic objects: the cyclic collector would
         # only rescan them (see harness._gc).
         with gc_paused():
-            for label, plan in loaded:
+            for label, plan in chain((first,), plans):
                 if isinstance(plan, PlanLoadError):
-                    results.append(FileResult(label, None, _without_source(plan, label)))
+                    yield FileResult(label, None, _without_source(plan, label))
                 else:
                     report = check_plan(plan, registry=registry, expect=expect)
-                    results.append(FileResult(label, report, None))
-    return results
+                    yield FileResult(label, report, None)
 
 
 def _without_source(exc: PlanLoadError, label: str) -> str:

@@ -9,7 +9,6 @@ asked about, so a 100,000-task plan is checked in well under a second.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
 
 from harness._gc import gc_paused
 from harness.checks._arguments import ArgumentChecks, argument_edges, uncovered_references
@@ -551,33 +550,33 @@ class _Checker:
             return
         if len(self.tasks) <= _EXACT_REDUNDANCY_LIMIT:
             bits, bit_of = self._ancestor_bits({d for i in multi for d in deps[i]})
+            node_of = sorted(bit_of, key=bit_of.__getitem__)
             for c in multi:
                 reach = 0  # every task reached through a dependency, bit per target
                 for o in deps[c]:
                     reach |= bits[o]
-                implied = [d for d in deps[c] if (reach >> bit_of[d]) & 1]
+                implied = 0
+                for d in deps[c]:
+                    implied |= reach & (1 << bit_of[d])
                 if implied:
-                    self._report_redundant(
-                        c, implied, lambda o, d: bool((bits[o] >> bit_of[d]) & 1)
-                    )
+                    self._report_redundant(c, _first_through(deps[c], bits, implied, node_of))
             return
         for c in multi:
             ds = deps[c]
             grand = {g for o in ds for g in deps[o]}
-            implied = [d for d in ds if d in grand]
-            if implied:
-                self._report_redundant(c, implied, lambda o, d: d in deps[o])
+            through = {}
+            for d in ds:
+                if d in grand:
+                    through[d] = next(o for o in ds if o != d and d in deps[o])
+            if through:
+                self._report_redundant(c, through)
 
-    def _report_redundant(
-        self, c: int, implied: list[int], reaches: Callable[[int, int], bool]
-    ) -> None:
-        """Report each depends_on entry of task c that another dependency already implies."""
-        ds = self.deps[c]
+    def _report_redundant(self, c: int, through: dict[int, int]) -> None:
+        """Report each depends_on entry of task c that another dependency already implies
+        (``through``: the implied dependency -> the first dependency it is reached through)."""
+        index = self.index
         for j, dep in enumerate(self.tasks[c].depends_on):
-            di = self.index.get(dep)
-            if di is None or di not in implied:
-                continue
-            via = next((o for o in ds if o != di and reaches(o, di)), None)
+            via = through.get(index.get(dep, -1))
             if via is not None:
                 self._redundant_violation(c, j, dep, via)
 
@@ -597,3 +596,25 @@ def _spans(numbers: list[int]) -> str:
     if numbers == list(range(numbers[0], numbers[0] + len(numbers))) and len(numbers) > 1:
         return f"{numbers[0]}-{numbers[-1]}"
     return ", ".join(map(str, numbers))
+
+
+def _first_through(
+    deps: list[int], bits: list[int], implied: int, node_of: list[int]
+) -> dict[int, int]:
+    """For each dependency whose bit is in ``implied``: the first of ``deps`` it is a strict
+    ancestor of. One AND per dependency: the bits still open are taken by the first ``o``
+    whose ancestors hold them (O(k) big-int operations instead of k x k look-ups)."""
+    through: dict[int, int] = {}
+    left = implied
+    for o in deps:
+        hits = bits[o] & left
+        if not hits:
+            continue
+        left ^= hits
+        while hits:
+            low = hits & -hits
+            through[node_of[low.bit_length() - 1]] = o
+            hits ^= low
+        if not left:
+            break
+    return through

@@ -17,7 +17,16 @@ if TYPE_CHECKING:
     from harness.importers._staging import StagedFiles
     from harness.recording._provenance import Source
 
-__all__ = ["NAME_PATTERN", "ImportResult", "check_name", "dump_yaml", "slug", "utc_now"]
+__all__ = [
+    "INLINE_CASES_LIMIT",
+    "NAME_PATTERN",
+    "ImportResult",
+    "check_name",
+    "dump_yaml",
+    "slug",
+    "stage_suite",
+    "utc_now",
+]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
 """Suite, model and case ids become file names: nothing else is allowed."""
@@ -81,6 +90,27 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 
 _Dumper.add_representer(str, _str)
+
+
+INLINE_CASES_LIMIT = 1_000
+"""Suites of up to this many cases list them inline; larger ones name a JSON Lines cases file
+beside the suite (``cases_file``), which is read a line at a time and has no size limit as a
+whole (a 5,000-case WorfBench suite would be a 23.5 MiB YAML file, over the 8 MiB limit)."""
+
+
+def stage_suite(
+    staged: StagedFiles, name: str, doc: dict[str, Any], cases: list[dict[str, Any]], header: str
+) -> None:
+    """Stage ``evals/<name>.yaml`` with its cases inline, or, past ``INLINE_CASES_LIMIT``
+    cases, naming ``evals/<name>.cases.jsonl`` (one case a line) staged beside it."""
+    if len(cases) <= INLINE_CASES_LIMIT:
+        staged.add(f"evals/{name}.yaml", header + dump_yaml({**doc, "cases": cases}))
+        return
+    lines = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases)
+    staged.add(f"evals/{name}.cases.jsonl", lines)
+    staged.add(
+        f"evals/{name}.yaml", header + dump_yaml({**doc, "cases_file": f"{name}.cases.jsonl"})
+    )
 
 
 def dump_yaml(data: Any) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from harness._errors import NoPlanFoundError, PlanLoadError
@@ -54,7 +54,13 @@ from harness.plan._worfbench import (
     worfbench_text_to_dict,
 )
 
-__all__ = ["FORMATS", "Document", "documents_from_json", "documents_from_text"]
+__all__ = [
+    "FORMATS",
+    "Document",
+    "documents_from_json",
+    "documents_from_lines",
+    "documents_from_text",
+]
 
 FORMATS: tuple[str, ...] = (
     "auto",
@@ -145,35 +151,51 @@ def _check_format(fmt: str, source: str) -> None:
         )
 
 
-def _from_jsonl(lines: list[tuple[int, str]], *, fmt: str, source: str) -> list[Document]:
+def _from_jsonl(lines: Iterable[tuple[int, str]], *, fmt: str, source: str) -> list[Document]:
     """One document per non-empty line; a damaged line is that line's own unusable entry."""
-    documents: list[Document] = []
-    values: list[tuple[int, Any]] = []
+    return list(documents_from_lines(lines, fmt=fmt, source=source))
+
+
+def documents_from_lines(
+    lines: Iterable[tuple[int, str | PlanLoadError]], *, fmt: str, source: str
+) -> Iterator[Document]:
+    """The documents of JSON Lines given as ``(line number, line)`` pairs, lazily: one per
+    non-empty line, a damaged line (or one the reader could not read, given as its error)
+    being that line's own unusable entry."""
     fast = fmt in ("auto", "canonical", "taskbench")
-    for number, line in lines:
-        if fast and '"task_nodes"' in line:
-            plan = fast_taskbench_plan(line)
-            if plan is not None:
-                values.append((number, plan))
-                continue
-        try:
-            value = parse_json(line, source=f"{source}#{number}", first_line=number)
-            values.append((number, value))
-        except PlanLoadError as exc:
-            values.append((number, exc))
-    for label, value in labelled(values):
+    for label, value in labelled(_line_values(lines, fast=fast, source=source)):
         name = f"{source}#{label}"
         if isinstance(value, PlanLoadError | Plan):
-            documents.append((label, value))
+            yield label, value
             continue
         try:
             inner = _from_json_value(value, fmt=fmt, source=name)
         except PlanLoadError as exc:
-            documents.append((label, exc))
+            yield label, exc
             continue
         for sub, document in inner:
-            documents.append((label if sub is None else f"{label}/{sub}", document))
-    return documents
+            yield (label if sub is None else f"{label}/{sub}", document)
+
+
+def _line_values(
+    lines: Iterable[tuple[int, str | PlanLoadError]], *, fast: bool, source: str
+) -> Iterator[tuple[int, Any]]:
+    """Each line's value: a Plan (TaskBench fast lane), a parsed JSON value or the error."""
+    for number, line in lines:
+        if isinstance(line, PlanLoadError):
+            yield number, line
+            continue
+        if not line.strip():
+            continue
+        if fast and '"task_nodes"' in line:
+            plan = fast_taskbench_plan(line)
+            if plan is not None:
+                yield number, plan
+                continue
+        try:
+            yield number, parse_json(line, source=f"{source}#{number}", first_line=number)
+        except PlanLoadError as exc:
+            yield number, exc
 
 
 def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
@@ -188,7 +210,7 @@ def _from_json_value(value: Any, *, fmt: str, source: str) -> list[Document]:
     if is_record_list(value):
         return [
             (label, _record(item, fmt=fmt, source=f"{source}#{label}"))
-            for label, item in labelled(list(enumerate(value, 1)))
+            for label, item in labelled(enumerate(value, 1))
         ]
     if not isinstance(value, dict):
         raise PlanLoadError(

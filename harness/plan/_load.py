@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,19 +117,24 @@ def _plans_from_bytes(
 
 
 def _plans_from_documents(
-    documents: list[Document], source: str
+    documents: Iterable[Document], source: str
 ) -> list[tuple[str, Plan | PlanLoadError]]:
-    results: list[tuple[str, Plan | PlanLoadError]] = []
+    return list(plans_from_documents(documents, source))
+
+
+def plans_from_documents(
+    documents: Iterable[Document], source: str
+) -> Iterator[tuple[str, Plan | PlanLoadError]]:
+    """``(label, plan or error)`` for each document, lazily (labels as in load_plan_file)."""
     for label, document in documents:
         name = source if label is None else f"{source}#{label}"
         if isinstance(document, PlanLoadError | Plan):
-            results.append((name, document))
+            yield name, document
             continue
         try:
-            results.append((name, Plan.from_dict(document, source=name)))
+            yield name, Plan.from_dict(document, source=name)
         except PlanLoadError as exc:
-            results.append((name, exc))
-    return results
+            yield name, exc
 
 
 def _names_a_file(text: str) -> bool:

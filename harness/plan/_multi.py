@@ -8,6 +8,7 @@ share an id, the later ones are labelled ``<id>@<position>`` so that every label
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from harness._errors import PlanLoadError
@@ -54,17 +55,18 @@ def _is_record(item: Any) -> bool:
     return isinstance(result, dict) and "task_nodes" in result
 
 
-def labelled(values: list[tuple[int, Any]]) -> list[tuple[str, Any]]:
-    """``(label, value)`` for ``(position, value)`` pairs: id, else plan_id, else position."""
-    out: list[tuple[str, Any]] = []
+def labelled(values: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, Any]]:
+    """``(label, value)`` for ``(position, value)`` pairs: id, else plan_id, else position.
+
+    Lazy, so that a streamed file is labelled as it is read (only the labels seen are kept).
+    """
     seen: set[str] = set()
     for position, value in values:
         label = _own_label(value) or str(position)
         if label in seen:
             label = f"{label}@{position}"
         seen.add(label)
-        out.append((label, value))
-    return out
+        yield label, value
 
 
 def _own_label(value: Any) -> str | None:

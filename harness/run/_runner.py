@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
-from harness._atomic import atomic_write_text
+from harness._atomic import atomic_path, atomic_write_text
 from harness._errors import InputError, SuiteError
 from harness._redaction import scrub
 from harness.batch import BatchFailure
@@ -162,6 +162,7 @@ def run_suite(
     batch_poll: float = 30.0,
     notify: Callable[[str], None] | None = None,
     stop: StopRequest | None = None,
+    keep_rows: bool = True,
 ) -> RunResult:
     """Evaluate every case x model x sample and write results.jsonl and run.json.
 
@@ -195,6 +196,11 @@ def run_suite(
         notify: called with one-line notices while the run is under way (batch ids, progress).
         stop: looked at between rows (``stop_on_signals`` sets it on SIGINT and SIGTERM); a
             stop ends the run like Ctrl+C.
+        keep_rows: keep each finished row whole in ``RunResult.rows`` (the default). False
+            keeps only what a summary reads (ids, status, tokens, latency, detail and the first
+            violation of a failing row; ``summary_row``): every row is still written whole to
+            results.jsonl as it finishes, and the run's memory no longer grows with the plans
+            and metrics of its answers (``planeval run``).
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
@@ -316,7 +322,7 @@ def run_suite(
                 if time.monotonic() - last_flush >= flush_every:
                     sink.flush()
                     last_flush = time.monotonic()
-                done.append(row)
+                done.append(row if keep_rows else summary_row(row))
                 if progress is not None:
                     progress(row)
                 if stop.is_set():
@@ -349,6 +355,26 @@ def run_suite(
     if interrupted:
         raise RunInterrupted(result)
     return result
+
+
+def summary_row(row: ResultRow) -> ResultRow:
+    """``row`` without what no summary reads: checks, plan, answer, metrics, tags and every
+    violation but the first error of a failing row (what ``failing_cases`` shows)."""
+    violations = row.violations
+    if violations:
+        errors = [v for v in violations if v.get("severity") == "error"]
+        violations = (errors or violations)[:1] if row.status == "fail" else []
+    return dataclasses.replace(
+        row,
+        checks={},
+        violations=violations,
+        tags=[],
+        recording=None,
+        plan=None,
+        answer=None,
+        metrics=None,
+        metric_detail=None,
+    )
 
 
 def _check_writable(folder: Path) -> None:
@@ -662,10 +688,18 @@ def _write_manifest(run_dir: Path, manifest: RunManifest) -> None:
 
 
 def _write_prompts(run_dir: Path, suite: Suite) -> None:
-    """``prompts.json``: each case's rendered prompt, for the reports."""
-    prompts = {case.id: suite.render_prompt(case) for case in suite.cases}
-    text = json.dumps(prompts, indent=0, ensure_ascii=False) + "\n"
-    atomic_write_text(run_dir / PROMPTS_FILE, text)
+    """``prompts.json``: each case's rendered prompt, for the reports. Written one prompt at a
+    time (the text ``json.dumps(prompts, indent=0)`` gives): with a tool list in every
+    prompt, the whole document held at once was the peak of a long run's memory."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    path = run_dir / PROMPTS_FILE
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="\n") as fh:
+        fh.write("{")
+        separator = "\n"
+        for case in suite.cases:
+            fh.write(f"{separator}{encode(case.id)}: {encode(suite.render_prompt(case))}")
+            separator = ",\n"
+        fh.write("}\n" if separator == "\n" else "\n}\n")
 
 
 def _git_commit(root: Path) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from harness._yaml import load_yaml_file, read_limited
 from harness.checks import Expectations
 from harness.recording import prompt_hash
 from harness.registry import Registry, load_registry
+from harness.suite._cases_file import read_cases_file
 from harness.suite._context import MetricSettings, read_reference, tools_registry
 from harness.suite._model import Case, ModelSpec, Suite
 
@@ -69,8 +71,15 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
         missing_hint="pass the path of an evals/<suite>.yaml file",
     )
     _validate(data, source)
-    _no_duplicates(data, source)
     base = path.parent
+    if "cases_file" in data:
+        cases_path = base / data["cases_file"]
+        raw_cases: Any = read_cases_file(cases_path, max_bytes=max_bytes)
+        cases_source = str(cases_path)
+    else:
+        raw_cases = ((f"/cases/{i}", case) for i, case in enumerate(data["cases"]))
+        cases_source = source
+    _no_duplicates(data["models"], "models", source)
     template_path = base / data["prompt"]
     template = _template(template_path, source, max_bytes)
     registry, registry_path = _registry(data, base, source, max_bytes)
@@ -98,12 +107,30 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
         prices_path=base / data["prices"] if "prices" in data else None,
         rate_limits={k: dict(v) for k, v in data.get("rate_limits", {}).items()},
         models=tuple(_model(m) for m in data["models"]),
-        cases=tuple(_case(c, i, base, source) for i, c in enumerate(data["cases"])),
+        cases=_cases(raw_cases, base, cases_source),
         metrics=MetricSettings.from_data(data.get("metrics"), base),
     )
 
 
 def _validate(data: Any, source: str) -> None:
+    """The schema check, by the compiled validator (``_generate_validator``); jsonschema's
+    best message is computed only for a suite that validator refuses."""
+    from harness.suite._suite_validator import validate_suite
+
+    try:
+        validate_suite(data)  # type: ignore[no-untyped-call]
+        return
+    except Exception:  # JsonSchemaValueException, or a value the generated code cannot judge
+        pass
+    if isinstance(data, dict) and ("cases" in data) == ("cases_file" in data):
+        raise SuiteError(
+            "a suite lists its 'cases' or names a 'cases_file', not both"
+            if "cases" in data
+            else "a suite needs 'cases' (or 'cases_file', a JSON Lines file of cases)",
+            source=source,
+            location="/",
+            hint="see `planeval schema suite` for the keys a suite file takes",
+        )
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator().iter_errors(data))
@@ -136,25 +163,44 @@ def _validate(data: Any, source: str) -> None:
     )
 
 
-def _no_duplicates(data: dict[str, Any], source: str) -> None:
-    for key in ("models", "cases"):
-        seen: dict[str, int] = {}
-        for index, item in enumerate(data[key]):
-            if item["id"] in seen:
-                raise SuiteError(
-                    f"duplicate {key[:-1]} id {item['id']!r} (also at /{key}/{seen[item['id']]})",
-                    source=source,
-                    location=f"/{key}/{index}/id",
-                )
-            seen[item["id"]] = index
-    for index, case in enumerate(data["cases"]):
-        band = case.get("task_count", {})
+def _no_duplicates(items: list[dict[str, Any]], key: str, source: str) -> None:
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if item["id"] in seen:
+            raise SuiteError(
+                f"duplicate {key[:-1]} id {item['id']!r} (also at /{key}/{seen[item['id']]})",
+                source=source,
+                location=f"/{key}/{index}/id",
+            )
+        seen[item["id"]] = index
+
+
+def _cases(
+    items: Iterable[tuple[str, dict[str, Any]]], base: Path, source: str
+) -> tuple[Case, ...]:
+    """The cases, each checked as it comes (a cases file is read one line at a time): ids
+    unique, task bands in order. ``items`` pairs each case with where it is (``/cases/3``
+    in a suite, ``line 4`` in a cases file)."""
+    seen: dict[str, str] = {}
+    cases = []
+    for index, (where, item) in enumerate(items):
+        inline = where.startswith("/")
+        if item["id"] in seen:
+            raise SuiteError(
+                f"duplicate case id {item['id']!r} (also at {seen[item['id']]})",
+                source=source,
+                location=f"{where}/id" if inline else where,
+            )
+        seen[item["id"]] = where
+        band = item.get("task_count", {})
         if "min" in band and "max" in band and band["min"] > band["max"]:
             raise SuiteError(
                 f"task_count min {band['min']} is above max {band['max']}",
                 source=source,
-                location=f"/cases/{index}/task_count",
+                location=f"{where}/task_count" if inline else where,
             )
+        cases.append(_case(item, index, base, source))
+    return tuple(cases)
 
 
 def _template(path: Path, source: str, max_bytes: int | None) -> str:

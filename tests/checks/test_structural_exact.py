@@ -224,6 +224,37 @@ class TestRedundantDependency:
         report = check([t("a"), t("b", "a"), t("c", "ghost", "a", "b")])
         assert [v.check for v in report.violations] == ["deps_resolve", "redundant_dependency"]
 
+    @pytest.mark.parametrize("seed", range(6))
+    def test_dense_plans_match_the_transitive_reduction(self, seed: int) -> None:
+        """Every edge the transitive reduction drops is reported once, through the first
+        dependency (in depends_on order) that reaches it; no other edge is."""
+        import random
+
+        import networkx as nx
+
+        rng = random.Random(seed)
+        n = 60
+        deps = [[f"t{j}" for j in range(i) if rng.random() < 0.3] for i in range(n)]
+        for ds in deps:
+            rng.shuffle(ds)
+        report = check([t(f"t{i}", *deps[i]) for i in range(n)])
+        graph = nx.DiGraph([(d, f"t{i}") for i in range(n) for d in deps[i]])
+        graph.add_nodes_from(f"t{i}" for i in range(n))
+        kept = set(nx.transitive_reduction(graph).edges)
+        expected = []
+        for i, ds in enumerate(deps):
+            for j, d in enumerate(ds):
+                if (d, f"t{i}") not in kept:
+                    via = next(o for o in ds if o != d and nx.has_path(graph, d, o))
+                    expected.append((f"t{i}", f"/tasks/{i}/depends_on/{j}", via))
+        got = [
+            (v.task, v.path, v.message.split("also through ")[1].split("'")[1])
+            for v in report.violations
+            if v.check == "redundant_dependency"
+        ]
+        assert got == expected
+        assert len(expected) > 100
+
     @staticmethod
     def _chain_with_shortcut(n: int, hops: int) -> Plan:
         """A chain t0 <- t1 <- ... with the last task also depending on a task ``hops`` back."""

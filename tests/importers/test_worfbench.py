@@ -325,3 +325,28 @@ class TestPerCaseContext:
         result = score_plan(GOLD, first.reference)
         assert result.status == "scored"
         assert set(result.metrics.values()) == {1.0}
+
+
+class TestLargeSuites:
+    @pytest.mark.parametrize(("count", "inline"), [(1000, True), (1001, False)])
+    def test_past_1000_cases_they_go_to_a_cases_file(
+        self, tmp_path: Path, count: int, inline: bool
+    ) -> None:
+        """Up to 1,000 cases are listed in the suite; more go to evals/<suite>.cases.jsonl, one
+        case a line, and the suite loads the same cases either way (no 8 MiB wall)."""
+        from harness.suite import load_suite
+
+        items = [worfbench_item(f"w{i}", f"Task {i}", TOOLS, GOLD) for i in range(count)]
+        result = import_worfbench(_file(tmp_path, items), root=tmp_path, suite="big")
+        doc = _suite(tmp_path, "big")
+        cases_file = tmp_path / "evals" / "big.cases.jsonl"
+        assert ("cases" in doc) is inline
+        assert cases_file.is_file() is not inline
+        if not inline:
+            assert doc["cases_file"] == "big.cases.jsonl"
+            assert cases_file in result.files
+            lines = cases_file.read_text(encoding="utf-8").splitlines()
+            assert [json.loads(line)["id"] for line in lines] == [f"w{i}" for i in range(count)]
+        suite = load_suite(result.suite_path)
+        assert [c.id for c in suite.cases] == [f"w{i}" for i in range(count)]
+        assert suite.cases[-1].reference == GOLD

@@ -18,7 +18,7 @@ from harness.metrics import (
     score_worfbench,
     taskbench_sample,
 )
-from harness.metrics._worfbench import _first_orders, _matching
+from harness.metrics._worfbench import _complete_bipartite_pairs, _first_orders, _matching
 from tests.metrics import oracle
 from tests.metrics.perturb import worfbench_variants, write_workflow
 
@@ -147,6 +147,31 @@ def test_unit_weight_matching_equals_networkx_on_random_graphs() -> None:
         edges = [(i, ids[j], 1.0) for i, p in enumerate(pred) for j, g in enumerate(gold) if p == g]
         if edges:
             assert _matching(tuple(edges)) == _networkx_pairs(edges), edges
+
+
+def test_complete_bipartite_pairing_equals_networkx_up_to_40() -> None:
+    """The closed form of networkx's K(a, b) pairing holds for every a, b up to 40."""
+    for a in range(1, 41):
+        for b in range(1, 41):
+            edges = [(i, j, 1.0) for i in range(a) for j in range(b)]
+            assert dict(_complete_bipartite_pairs(a, b)) == _networkx_pairs(edges), (a, b)
+
+
+def test_unit_weight_text_scoring_does_not_import_networkx() -> None:
+    """Scoring with the text matcher never needs networkx (135 ms of start-up) for pairing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from harness.metrics._worfbench import _matching\n"
+        "edges = tuple((i, j, 1.0) for i in range(5) for j in range(3))\n"
+        "edges += ((7, 9, 1.0),)\n"
+        "assert _matching(edges)\n"
+        "print('networkx' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
 
 
 def test_weighted_graphs_still_go_to_networkx() -> None:

@@ -193,3 +193,44 @@ def test_the_table_prints_the_reports_clustered_interval() -> None:
     plain = interval(*wilson_interval(sum(passed), 150))
     assert clustered != plain
     assert clustered in text and plain not in text
+
+
+def test_summary_rows_print_what_whole_rows_print(tmp_path: Path) -> None:
+    """``planeval run`` keeps only summary rows in memory; the table, the failing cases and
+    the exit code are the same as from whole rows, and results.jsonl still has every plan."""
+    from harness.run import run_suite
+    from harness.suite import load_suite
+
+    path = make_project(tmp_path, extra={"samples": 4})
+    for sample in range(4):
+        text = (PLAN, CYCLE, "no plan here", PLAN)[sample]
+        write_response(tmp_path, "demo", "planner", "c1", text, sample=sample)
+    suite = load_suite(path)
+    whole = run_suite(suite, out=tmp_path / "runA")
+    slim = run_suite(suite, out=tmp_path / "runB", keep_rows=False)
+    assert all(r.plan is None and not r.checks for r in slim.rows)
+    assert failing_cases(slim.rows) == failing_cases(whole.rows)
+    assert slim.exit_code == whole.exit_code == 1
+    for result in (whole, slim):
+        out = io.StringIO()
+        print_table(Console(file=out, width=160), [result])
+        print_failing(Console(file=out, width=160), [result])
+        result_text = out.getvalue().replace(str(result.run_dir), "RUN")
+        if result is whole:
+            expected = result_text
+    assert result_text == expected
+    written = (tmp_path / "runB" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sum(json.loads(line)["plan"] is not None for line in written) == 3
+
+
+def test_prompts_file_is_the_whole_document(tmp_path: Path) -> None:
+    """prompts.json, written one prompt at a time, is the document json.dumps gives."""
+    from harness.run import PROMPTS_FILE, run_suite
+    from harness.suite import load_suite
+
+    cases = [{"id": f"c{i}", "goal": f'Goal "{i}" ünïcode\nline'} for i in range(3)]
+    suite = load_suite(make_project(tmp_path, cases=cases))
+    run = run_suite(suite, out=tmp_path / "run")
+    expected = {case.id: suite.render_prompt(case) for case in suite.cases}
+    text = (run.run_dir / PROMPTS_FILE).read_text(encoding="utf-8")
+    assert text == json.dumps(expected, indent=0, ensure_ascii=False) + "\n"

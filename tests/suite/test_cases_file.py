@@ -1,0 +1,125 @@
+"""Suites of any size: cases in a JSON Lines file beside the suite (``cases_file``).
+
+All inputs are hand-written (provenance: handwritten).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harness._errors import SuiteError
+from harness.suite import load_suite
+from harness.testing import make_project
+from tests.cli_helpers import run_cli
+
+CASES = [
+    {"id": "c1", "goal": "Refund a damaged order", "tags": ["refunds"]},
+    {"id": "c2", "goal": "Ship a replacement", "task_count": {"min": 1, "max": 4}},
+]
+
+
+def _suite_with_file(tmp_path: Path, lines: str | bytes, **extra: Any) -> Path:
+    """A suite whose cases live in ``evals/demo.cases.jsonl``."""
+    path = make_project(tmp_path, cases=CASES)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    del data["cases"]
+    data["cases_file"] = "demo.cases.jsonl"
+    data.update(extra)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    cases = path.parent / "demo.cases.jsonl"
+    if isinstance(lines, str):
+        cases.write_text(lines, encoding="utf-8")
+    else:
+        cases.write_bytes(lines)
+    return path
+
+
+def _jsonl(*cases: Any) -> str:
+    return "".join((c if isinstance(c, str) else json.dumps(c)) + "\n" for c in cases)
+
+
+class TestCasesFile:
+    def test_same_suite_as_inline_cases(self, tmp_path: Path) -> None:
+        """A cases file gives the suite the cases it would have had inline."""
+        inline = load_suite(make_project(tmp_path / "a", cases=CASES))
+        streamed = load_suite(_suite_with_file(tmp_path / "b", _jsonl(*CASES, "")))
+        assert streamed.cases == inline.cases
+        assert streamed.prompt_hash == inline.prompt_hash
+
+    def test_no_size_limit_on_the_whole_file(self, tmp_path: Path) -> None:
+        """The limit bounds each line (a case): a cases file far over it loads."""
+        many = [{"id": f"case-{i:05d}", "goal": f"Goal number {i}"} for i in range(3000)]
+        path = _suite_with_file(tmp_path, _jsonl(*many))
+        assert (path.parent / "demo.cases.jsonl").stat().st_size > 100_000
+        suite = load_suite(path, max_bytes=1000)
+        assert len(suite.cases) == 3000
+
+    @pytest.mark.parametrize(
+        ("lines", "message", "location"),
+        [
+            # not JSON: the line is named
+            (_jsonl(CASES[0], "{oops"), "not a JSON line", "line 2"),
+            # a JSON value that is not an object
+            (_jsonl(CASES[0], [1, 2]), "a case is a JSON object, got list", "line 2"),
+            # breaks the case schema: the schema's words
+            (_jsonl(CASES[0], "", {"id": "c3"}), "'goal' is a required property", "line 3"),
+            # the same id twice
+            (_jsonl(CASES[0], CASES[0]), "duplicate case id 'c1' (also at line 1)", "line 2"),
+            # a band upside down
+            (
+                _jsonl({"id": "c", "goal": "g", "task_count": {"min": 5, "max": 2}}),
+                "task_count min 5 is above max 2",
+                "line 1",
+            ),
+            # nothing at all
+            ("\n\n", "the cases file holds no case", None),
+        ],
+    )
+    def test_a_bad_line_is_one_error_naming_it(
+        self, tmp_path: Path, lines: str, message: str, location: str | None
+    ) -> None:
+        """Every problem is one SuiteError naming the cases file and the line."""
+        path = _suite_with_file(tmp_path, lines)
+        with pytest.raises(SuiteError) as caught:
+            load_suite(path)
+        assert message in caught.value.what
+        assert caught.value.source == str(path.parent / "demo.cases.jsonl")
+        assert caught.value.location == location
+
+    def test_a_line_over_the_limit_is_refused_in_bounded_reads(self, tmp_path: Path) -> None:
+        """A huge line is named with its size, not read whole."""
+        path = _suite_with_file(tmp_path, _jsonl(CASES[0], {"id": "big", "goal": "x" * 5000}))
+        with pytest.raises(SuiteError, match=r"the line is 4\.9 KiB, over the 2 KiB limit"):
+            load_suite(path, max_bytes=2048)
+
+    def test_missing_file(self, tmp_path: Path) -> None:
+        path = _suite_with_file(tmp_path, _jsonl(*CASES))
+        (path.parent / "demo.cases.jsonl").unlink()
+        with pytest.raises(SuiteError, match="no such cases file"):
+            load_suite(path)
+
+    @pytest.mark.parametrize("both", [True, False])
+    def test_cases_or_cases_file_not_both_nor_neither(self, tmp_path: Path, both: bool) -> None:
+        """The suite says plainly which of the two keys it needs."""
+        path = _suite_with_file(tmp_path, _jsonl(*CASES), **({"cases": CASES} if both else {}))
+        if not both:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            del data["cases_file"]
+            path.write_text(yaml.safe_dump(data), encoding="utf-8")
+        with pytest.raises(SuiteError, match="not both" if both else "a suite needs 'cases'"):
+            load_suite(path)
+
+    def test_run_reads_the_cases_file(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """``planeval run`` on such a suite runs every case of the file."""
+        path = _suite_with_file(tmp_path, _jsonl(*CASES))
+        result = run_cli(capsys, "run", str(path), "--out", str(tmp_path / "run"))
+        rows = (tmp_path / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        assert sorted(json.loads(r)["case"] for r in rows) == ["c1", "c2"]
+        assert result.code == 3  # no recordings: every row is missing, and the run says so
