@@ -111,8 +111,10 @@ def execute(
     if path.exists() and not path.is_dir():
         require_journal(path)  # never append to a plan or any other file
     prepare_journal_folder(path, durable=fsync_every > 0)
-    with JournalLock(path):  # one execution per journal, for its whole life
-        has_events = path.exists() and path.stat().st_size > 0
+    # One execution per journal, for its whole life: the lock is on the file, whatever name
+    # reaches it, and the writer appends through the locked descriptor.
+    with JournalLock(path, durable=fsync_every > 0) as lock:
+        has_events = os.fstat(lock.fd).st_size > 0
         if has_events and not resume:
             raise JournalError(
                 "the journal already records an execution",
@@ -146,7 +148,7 @@ def execute(
             stop=stop if stop is not None else StopSignal(),
             on_event=on_event,
         )
-        writer = JournalWriter(path, fsync_every=fsync_every, exclusive=True)
+        writer = JournalWriter(path, fsync_every=fsync_every, exclusive=True, locked=lock.fd)
         with writer, _signals(run, handle_signals):
             run.writer = writer
             return run.go(resume=resume)
