@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import JournalError
+from harness.execute._agents import check_agent
 from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent
 from harness.execute._graph import TaskGraph
@@ -108,6 +109,8 @@ def execute(
         raise JournalError(
             "--from needs --resume", source=str(path), hint="add --resume (resume=True)"
         )
+    agent = agent or _default_agent()
+    check_agent(agent)  # a misconfigured agent is refused before the first task
     if path.exists() and not path.is_dir():
         require_journal(path)  # never append to a plan or any other file
     prepare_journal_folder(path, durable=fsync_every > 0)
@@ -135,7 +138,7 @@ def execute(
             plan=plan,
             graph=graph,
             path=path,
-            agent=agent or _default_agent(),
+            agent=agent,
             decision=decision,
             state=state,
             max_concurrency=max_concurrency,
