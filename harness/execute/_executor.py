@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import JournalError
+from harness._signals import note as note_signal
 from harness.execute._agents import check_agent
 from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent
@@ -171,6 +172,7 @@ def _signals(run: Execution, enabled: bool) -> Iterator[None]:
     previous = {}
 
     def handler(signum: int, _frame: Any) -> None:
+        note_signal(signum)  # the command exits 130 even if the run had just completed
         run.interrupt(signal.Signals(signum).name)
 
     for sig in (signal.SIGINT, signal.SIGTERM):

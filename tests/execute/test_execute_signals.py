@@ -19,7 +19,8 @@ from harness.journal import replay
 
 AGENT = '''
 """Hand-written test agent: logs every real call; on AGENT_SLOW it says it has started,
-then takes AGENT_SLOW_SECONDS (ignoring cancellation, as a payment in flight would)."""
+then takes AGENT_SLOW_SECONDS (ignoring cancellation, as a payment in flight would); every
+task takes AGENT_EACH_SECONDS."""
 import os
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ def agent(context):
     if context.task.id == os.environ.get("AGENT_SLOW"):
         Path(os.environ["AGENT_READY"]).write_text("ready")
         time.sleep(float(os.environ.get("AGENT_SLOW_SECONDS", "1")))
+    time.sleep(float(os.environ.get("AGENT_EACH_SECONDS", "0")))
     return demo_agent(context)
 
 
@@ -121,3 +123,65 @@ def test_a_success_returned_during_the_grace_period_is_kept(
     )
     assert resumed.returncode == 0, resumed.stderr
     assert _calls(workdir) == Counter({"t0": 1, "t1": 1, "t2": 1, "t3": 1})
+
+
+def _startup() -> float:
+    """Seconds the interpreter takes to start before any planeval code runs (the one window
+    no handler of ours can cover), the slowest of three."""
+    times = []
+    for _ in range(3):
+        began = time.monotonic()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append(time.monotonic() - began)
+    return max(times)
+
+
+MOMENTS = 12
+
+
+def test_a_signal_at_any_moment_ends_with_130_and_a_journal_that_says_so(
+    workdir: Path,
+) -> None:
+    """SIGINT or SIGTERM (every third time followed by a second one) at evenly spaced
+    moments from start-up to after completion: exit 130 whenever the process was alive,
+    never a traceback, and a journal with a started task ends interrupted or completed."""
+    env = _env(workdir, AGENT_EACH_SECONDS="0.3")
+    began = time.monotonic()
+    whole = subprocess.run(
+        _command(workdir, workdir / "whole.jsonl"), env=env, capture_output=True, timeout=60
+    )
+    life = time.monotonic() - began
+    assert whole.returncode == 0, whole.stderr
+    start = _startup()
+    seen: Counter[str] = Counter()
+    for index in range(MOMENTS):
+        moment = start + (life * 1.1 - start) * index / (MOMENTS - 1)
+        sig = (signal.SIGINT, signal.SIGTERM)[index % 2]
+        journal = workdir / f"j{index}.jsonl"
+        process = subprocess.Popen(
+            _command(workdir, journal), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        time.sleep(moment)
+        alive = process.poll() is None
+        if alive:
+            process.send_signal(sig)
+            if index % 3 == 0:
+                time.sleep(0.02)
+                process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        text = stderr.decode()
+        assert "Traceback" not in text, (moment, text)
+        if not alive:
+            assert process.returncode == 0, (moment, text)
+            seen["finished before the signal"] += 1
+            continue
+        assert process.returncode == 130, (moment, process.returncode, text)
+        events = (
+            [json.loads(x) for x in journal.read_bytes().splitlines()] if journal.exists() else []
+        )
+        if any(e["event"] == "task_started" for e in events):
+            assert events[-1]["event"] in ("plan_interrupted", "plan_completed"), (moment, events)
+            seen[events[-1]["event"]] += 1
+        else:
+            seen["nothing started"] += 1
+    assert seen["plan_interrupted"] >= 3, seen
