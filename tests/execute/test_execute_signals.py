@@ -139,6 +139,15 @@ def _startup() -> float:
 MOMENTS = 12
 
 
+def _before_planeval(code: int | None, stderr: str) -> bool:
+    """The signal struck while the interpreter started, before planeval's first line (under
+    load this outlasts ``python -c pass``): killed by it, or Python's own KeyboardInterrupt
+    with no frame of planeval's in the traceback."""
+    if code in (-signal.SIGINT, -signal.SIGTERM):
+        return True
+    return "Traceback" in stderr and "harness" not in stderr and "KeyboardInterrupt" in stderr
+
+
 def test_a_signal_at_any_moment_ends_with_130_and_a_journal_that_says_so(
     workdir: Path,
 ) -> None:
@@ -170,6 +179,9 @@ def test_a_signal_at_any_moment_ends_with_130_and_a_journal_that_says_so(
                 process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=60)
         text = stderr.decode()
+        if moment < 3 * start and _before_planeval(process.returncode, text):
+            seen["interpreter start-up"] += 1  # the documented window no handler can cover
+            continue
         assert "Traceback" not in text, (moment, text)
         if not alive:
             assert process.returncode == 0, (moment, text)
