@@ -90,7 +90,7 @@ def _events(journal: Path) -> list[dict[str, object]]:
 
 def sweep_signals(folder: Path, moments: int) -> Counter[str]:
     counts: Counter[str] = Counter()
-    env = {**os.environ, "SOAK_SLEEP": "0.1"}
+    env = {**os.environ, "SOAK_SLEEP": "0.3"}  # 8 tasks: the execution outlasts start-up
     env["SOAK_LOG"] = str(folder / "whole.log")
     began = time.monotonic()
     subprocess.run(
