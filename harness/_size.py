@@ -4,11 +4,20 @@ Every reader that refuses a file over a size limit words it the same way, throug
 ``over_limit``: ``the file is 20.3 MiB, over the 8 MiB limit``, with ``RAISE_HINT`` as the way
 out. The limits themselves live with their readers (``harness.plan.MAX_PLAN_BYTES``,
 ``harness._yaml.MAX_YAML_BYTES``); each command that can hit one takes ``--max-bytes``.
+
+Every such file is read through ``read_at_most``, which never reads more than the limit and
+one byte, whatever the file is: the size a file system reports is no bound (it is 0 for
+``/dev/zero``, ``/dev/urandom`` and a pipe), and a pipe nobody writes to must not hang.
 """
 
 from __future__ import annotations
 
-__all__ = ["KIB", "MIB", "RAISE_HINT", "format_size", "over_limit"]
+import errno
+import fcntl
+import os
+import stat
+
+__all__ = ["KIB", "MIB", "RAISE_HINT", "format_size", "over_limit", "read_at_most"]
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -32,3 +41,34 @@ def over_limit(size: int | None, limit: int, *, what: str = "file") -> str:
     if size is None or size <= limit:  # a pipe, a device, or a size the file system understates
         return f"the {what} is over the {format_size(limit)} limit"
     return f"the {what} is {format_size(size)}, over the {format_size(limit)} limit"
+
+
+_CHUNK = 1 << 20
+
+
+def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The first ``limit + 1`` bytes of a file at most: more than ``limit`` means too large.
+
+    Any file type is bounded: a device such as ``/dev/zero`` yields ``limit + 1`` bytes, a
+    named pipe is opened without waiting for a writer (one that never comes reads as empty).
+
+    Raises:
+        OSError: as ``open`` would (``IsADirectoryError`` for a folder, whose open succeeds).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        parts: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, _CHUNK))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)

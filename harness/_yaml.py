@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from harness._errors import InputError
-from harness._size import RAISE_HINT, over_limit
+from harness._size import RAISE_HINT, over_limit, read_at_most
 
 __all__ = [
     "HAS_LIBYAML",
@@ -100,8 +100,7 @@ def read_limited(
     source = str(path)
     max_bytes = max_bytes_limit(max_bytes)
     try:
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
+        data = read_at_most(path, max_bytes)  # bounded whatever the file: /dev/zero, a pipe
     except FileNotFoundError:
         raise error(f"no such {what}", source=source, hint=missing_hint) from None
     except IsADirectoryError:

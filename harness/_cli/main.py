@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
+from harness import _signals
 from harness._cli._exit import ExitCode
+
+if TYPE_CHECKING:
+    import typer
 
 COMMANDS: dict[str, str] = {
     "check": "harness._cli.check:check_command",
@@ -59,6 +61,8 @@ def build_app(only: str | None = None) -> typer.Typer:
         The app; the root callback keeps it a group even with a single command, so
         ``planeval check ...`` parses the same either way.
     """
+    import typer
+
     app = typer.Typer(
         name="planeval",
         help="Evaluate the plans LLM planners write: check, replay, report, gate, execute.",
@@ -67,7 +71,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    app.callback()(_root)
+    app.callback()(_root())
     for name, target in COMMANDS.items():
         if only is None or only == name:
             app.command(name)(_load(target))
@@ -79,19 +83,28 @@ def build_app(only: str | None = None) -> typer.Typer:
 
 def _print_version(value: bool) -> None:
     if value:
+        import typer
+
         from harness import __version__
 
         typer.echo(f"planeval {__version__}")
         raise typer.Exit(0)
 
 
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
-    ),
-) -> None:
-    """Evaluate the plans LLM planners write: check, replay, report, gate, execute."""
-    scrub_output()
+def _root() -> Any:
+    """The root callback (``--version``); built here so that typer is imported only once a
+    command runs, after the signal handlers are in place."""
+    import typer
+
+    def root(
+        version: bool = typer.Option(
+            False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ) -> None:
+        """Evaluate the plans LLM planners write: check, replay, report, gate, execute."""
+        scrub_output()
+
+    return root
 
 
 def scrub_output() -> None:
@@ -119,27 +132,56 @@ def __getattr__(name: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: usage errors become one line and exit 2."""
+    """Console-script entry point: usage errors become one line and exit 2.
+
+    Called without ``argv`` (the ``planeval`` command itself), SIGINT and SIGTERM are
+    handled from this first line to the exit: whenever one arrives the exit code is 130
+    (see ``harness._signals``). With ``argv`` (in-process callers, tests) the caller's
+    handlers are left alone.
+    """
+    console = argv is None
+    if console:
+        _signals.install()
+    try:
+        code = _run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        code = _interrupted()
+    if console:
+        _signals.finish(code)
+    sys.exit(code)
+
+
+def _interrupted() -> int:
+    try:
+        sys.stderr.write("planeval: interrupted\n")
+        sys.stderr.flush()
+    except (KeyboardInterrupt, OSError):
+        pass
+    return int(ExitCode.INTERRUPTED)
+
+
+def _run(args: list[str]) -> int:
+    """Run one command line; the exit code (errors printed as one line)."""
     from harness._cli._output import disk_error_line
     from harness._errors import InputError, PlanevalError
 
-    args = sys.argv[1:] if argv is None else argv
     scrub_output()
     wanted = args[0] if args and (args[0] in COMMANDS or args[0] in GROUPS) else None
     try:
         code = build_app(wanted)(args=args, prog_name="planeval", standalone_mode=False)
-    except (KeyboardInterrupt, typer.Abort):
-        sys.stderr.write("planeval: interrupted\n")
-        sys.exit(ExitCode.INTERRUPTED)
+    except SystemExit as exc:  # typer.Exit becomes SystemExit outside standalone mode
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except OSError as exc:  # a full disk or a read-only folder, wherever it struck
         sys.stderr.write(f"planeval: error: {disk_error_line(exc)}\n")
-        sys.exit(ExitCode.INFRA)
+        return int(ExitCode.INFRA)
     except PlanevalError as exc:  # raised by a library call a command did not expect to fail
-        code = ExitCode.INPUT if isinstance(exc, InputError) else ExitCode.INFRA
+        failed = ExitCode.INPUT if isinstance(exc, InputError) else ExitCode.INFRA
         line = exc.one_line() if isinstance(exc, InputError) else str(exc)
         sys.stderr.write(f"planeval: error: {line}\n")
-        sys.exit(code)
+        return int(failed)
     except Exception as exc:
+        if type(exc).__name__ == "Abort":  # click's answer to a KeyboardInterrupt
+            return _interrupted()
         # click's exceptions (vendored by recent typer, so matched by shape, not by class).
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
             raise
@@ -148,5 +190,5 @@ def main(argv: list[str] | None = None) -> None:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
             sys.stderr.write(f"planeval: error: {message}{hint}\n")
-        sys.exit(exc.exit_code)
-    sys.exit(code if isinstance(code, int) else 0)
+        return int(exc.exit_code)
+    return code if isinstance(code, int) else 0

@@ -176,15 +176,16 @@ def _choice(option: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def _read(path: Path, what: str, max_bytes: int | None) -> str:
     from harness._errors import InputError
-    from harness._size import RAISE_HINT, over_limit
+    from harness._size import RAISE_HINT, over_limit, read_at_most
     from harness.plan import MAX_PLAN_BYTES
 
     limit = MAX_PLAN_BYTES if max_bytes is None else max_bytes
     try:
-        size = path.stat().st_size
-        if size > limit:
+        data = read_at_most(path, limit)  # bounded whatever the file: /dev/zero, a pipe
+        if len(data) > limit:
+            size = path.stat().st_size or None
             fail_input(InputError(over_limit(size, limit), source=str(path), hint=RAISE_HINT))
-        return path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
     except FileNotFoundError:
         fail_input(f"{path}: no such {what} file")
     except IsADirectoryError:

@@ -1,6 +1,6 @@
 """Durable plan execution: run a plan's tasks with an agent, journal them, resume."""
 
-from harness.execute._agents import AgentLoadError, demo_agent, load_agent
+from harness.execute._agents import AgentLoadError, check_agent, demo_agent, load_agent
 from harness.execute._attempts import StopSignal
 from harness.execute._context import (
     READS,
@@ -49,6 +49,7 @@ __all__ = [
     "TaskFailure",
     "TaskGraph",
     "agent_reads",
+    "check_agent",
     "decide_resume",
     "demo_agent",
     "execute",

@@ -14,7 +14,7 @@ from typing import Any
 from harness._errors import InputError
 from harness.execute._context import Agent, TaskContext, inline_agent, reads
 
-__all__ = ["AgentLoadError", "demo_agent", "load_agent"]
+__all__ = ["AgentLoadError", "check_agent", "demo_agent", "load_agent"]
 
 
 class AgentLoadError(InputError):
@@ -67,6 +67,11 @@ def load_agent(reference: str) -> Agent:
             f"cannot import the agent module {module_name!r}: {exc}",
             hint="check the module path, or use path/to/file.py:callable",
         ) from None
+    except Exception as exc:  # the module itself is broken: a syntax error, a failing import
+        raise AgentLoadError(
+            f"cannot import the agent module {module_name!r}: {type(exc).__name__}: {exc}",
+            hint="fix the module (running it with python shows the traceback)",
+        ) from None
     target: Any = module
     for part in attribute.split("."):
         target = getattr(target, part, None)
@@ -82,6 +87,25 @@ def load_agent(reference: str) -> Agent:
     return agent
 
 
+def check_agent(agent: Agent) -> None:
+    """Run an agent's ``preflight`` (an optional attribute: a callable without arguments that
+    raises when the agent cannot work, a missing model name or API key), before any task.
+
+    Raises:
+        AgentLoadError: the preflight raised (CLI exit 2); nothing has run.
+    """
+    preflight = getattr(agent, "preflight", None)
+    if not callable(preflight):
+        return
+    try:
+        preflight()
+    except Exception as exc:
+        raise AgentLoadError(
+            f"the agent cannot run: {exc}",
+            hint="fix its configuration, then run again (no task was started)",
+        ) from None
+
+
 def _import_file(path: Path) -> Any:
     if not path.is_file():
         raise ImportError(f"no such file: {path}")
@@ -91,5 +115,9 @@ def _import_file(path: Path) -> Any:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import JournalError
+from harness._signals import note as note_signal
+from harness.execute._agents import check_agent
 from harness.execute._attempts import StopSignal
 from harness.execute._context import Agent, agent_reads
 from harness.execute._graph import TaskGraph
@@ -125,11 +127,15 @@ def execute(
         raise JournalError(
             "--from needs --resume", source=str(path), hint="add --resume (resume=True)"
         )
+    agent = agent or _default_agent()
+    check_agent(agent)  # a misconfigured agent is refused before the first task
     if path.exists() and not path.is_dir():
         require_journal(path)  # never append to a plan or any other file
     prepare_journal_folder(path, durable=fsync_every > 0)
-    with JournalLock(path):  # one execution per journal, for its whole life
-        has_events = path.exists() and path.stat().st_size > 0
+    # One execution per journal, for its whole life: the lock is on the file, whatever name
+    # reaches it, and the writer appends through the locked descriptor.
+    with JournalLock(path, durable=fsync_every > 0) as lock:
+        has_events = os.fstat(lock.fd).st_size > 0
         if has_events and not resume:
             raise JournalError(
                 "the journal already records an execution",
@@ -167,7 +173,7 @@ def execute(
             stop=stop if stop is not None else StopSignal(),
             on_event=on_event,
         )
-        writer = JournalWriter(path, fsync_every=fsync_every, exclusive=True)
+        writer = JournalWriter(path, fsync_every=fsync_every, exclusive=True, locked=lock.fd)
         with writer, _signals(run, handle_signals):
             run.writer = writer
             return run.go(resume=resume)
@@ -199,6 +205,7 @@ def _signals(run: Execution, enabled: bool) -> Iterator[None]:
     previous = {}
 
     def handler(signum: int, _frame: Any) -> None:
+        note_signal(signum)  # the command exits 130 even if the run had just completed
         run.interrupt(signal.Signals(signum).name)
 
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -70,8 +70,14 @@ def finish(run: Execution, began: float) -> ExecutionStatus:
 
 
 def record_interruption(run: Execution, reason: str, stuck: Attempt | None) -> ExecutionStatus:
-    """Cancel what runs, wait up to the grace period for it, journal ``plan_interrupted``."""
+    """Cancel what runs, wait up to the grace period for it, journal ``plan_interrupted``.
+
+    An attempt that was running at the interruption and returns a success within the grace
+    period is journalled as succeeded, with its output: the work is done (a payment made, an
+    email sent), so the resume restores it instead of calling the agent again.
+    """
     running = list(run.running)
+    interrupted = {attempt.token for attempt in run.running.values()}
     now = time.monotonic()
     for attempt in list(run.running.values()):
         run.abandon(attempt, now)
@@ -86,7 +92,11 @@ def record_interruption(run: Execution, reason: str, stuck: Attempt | None) -> E
             break
         token = outcome[0]
         returned = run.by_token.pop(token, None)
-        if returned is not None:
+        if returned is None:
+            continue  # a wake-up
+        if outcome[1] and token in interrupted:
+            run.kept_after_interruption(returned, outcome[2], outcome[3])
+        else:
             run.abandoned_returned(returned, outcome[1], outcome[2], outcome[3])
     payload: dict[str, Any] = {"plan_id": run.identity, "reason": reason, "running": running}
     if run.abandoned:

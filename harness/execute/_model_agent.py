@@ -98,7 +98,23 @@ def make_model_agent(
             },
         }
 
+    agent.preflight = lambda: _require_client(api_key_env)  # type: ignore[attr-defined]
     return agent
+
+
+def _require_client(api_key_env: str) -> None:
+    """Raise ``TaskError`` when the SDK or the API key is missing (before any task)."""
+    _client(None, api_key_env, 1.0)
+
+
+def _model_agent_preflight() -> None:
+    if not os.environ.get("PLANEVAL_AGENT_MODEL"):
+        raise TaskError(
+            "set PLANEVAL_AGENT_MODEL to the model name for harness.execute:model_agent",
+            retryable=False,
+            error_type="ConfigurationError",
+        )
+    _require_client(os.environ.get("PLANEVAL_AGENT_API_KEY_ENV", "OPENAI_API_KEY"))
 
 
 @reads("task", "inputs", "goal")
@@ -165,3 +181,6 @@ def _messages(context: TaskContext) -> list[dict[str, str]]:
     for name, failure in context.failed_inputs.items():
         parts.append(f"Input {name!r} is missing: its task failed ({failure.get('error')}).")
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+model_agent.preflight = _model_agent_preflight  # type: ignore[attr-defined]

@@ -351,6 +351,13 @@ class Execution:
             self._deferred.discard(task_id)
             heapq.heappush(self._ready, self._position[task_id])
 
+    def kept_after_interruption(self, attempt: Attempt, output: Any, duration: float) -> None:
+        """An attempt abandoned by an interruption returned a success within the grace
+        period: journal it as succeeded, with its output, like any success."""
+        if self.abandoned.get(attempt.task.id) is attempt:
+            del self.abandoned[attempt.task.id]
+        self._succeeded(attempt, output, duration)
+
     def _expire(self, now: float) -> None:
         deadlines = self._deadlines
         while deadlines and deadlines[0][0] <= now:

@@ -19,14 +19,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INLINE_CASES_LIMIT",
+    "MAX_DATA_BYTES",
     "NAME_PATTERN",
     "ImportResult",
     "check_name",
     "dump_yaml",
+    "read_data_text",
     "slug",
     "stage_suite",
     "utc_now",
 ]
+
+MAX_DATA_BYTES = 512 << 20
+"""A benchmark data file larger than this is refused (the largest TaskBench and WorfBench
+files are tens of MiB); whatever the file is, no more than this and one byte is read."""
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
 """Suite, model and case ids become file names: nothing else is allowed."""
@@ -50,6 +56,28 @@ class ImportResult:
     """Every file written (suite, prompt, registry, recordings, license note)."""
     skipped: int = 0
     """Items left out by ``--limit``."""
+
+
+def read_data_text(path: Path, *, encoding: str = "utf-8-sig") -> str:
+    """A benchmark data file's text, read with a bound (``MAX_DATA_BYTES``) whatever the file
+    is (``/dev/zero``, a pipe).
+
+    Raises:
+        InputError: missing, unreadable, over the bound, or not UTF-8.
+    """
+    from harness._size import over_limit, read_at_most
+
+    source = str(path)
+    try:
+        data = read_at_most(path, MAX_DATA_BYTES)
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", source=source) from None
+    if len(data) > MAX_DATA_BYTES:
+        raise InputError(over_limit(None, MAX_DATA_BYTES), source=source)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", source=source) from None
 
 
 def check_name(value: str, *, what: str, source: str | None = None) -> str:

@@ -23,6 +23,7 @@ from harness._errors import InputError, PlanLoadError
 from harness.importers._common import (
     ImportResult,
     check_name,
+    read_data_text,
     stage_gold_answers,
     stage_suite,
 )
@@ -140,14 +141,7 @@ def _domain(path: Path) -> str:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such file", source=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
+    return read_data_text(path)
 
 
 def _read_json(path: Path) -> Any:

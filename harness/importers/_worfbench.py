@@ -35,6 +35,7 @@ from harness.importers._common import (
     ImportResult,
     check_name,
     dump_yaml,
+    read_data_text,
     stage_gold_answers,
     stage_suite,
 )
@@ -134,10 +135,10 @@ def import_worfbench(
 
 def _read_list(path: Path) -> list[Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
-    except UnicodeDecodeError:
+        text = read_data_text(path, encoding="utf-8")
+    except InputError as exc:
+        if exc.what != "not UTF-8 text":
+            raise
         raise InputError("not a WorfBench file: it is not UTF-8 text", source=str(path)) from None
     data = loads(text, source=str(path), what="the WorfBench file")
     if not isinstance(data, list):

@@ -7,7 +7,7 @@ from harness.journal._events import (
     EventNotSerializableError,
     encode_event,
 )
-from harness.journal._lock import JournalInUseError, JournalLock, lock_path
+from harness.journal._lock import JournalInUseError, JournalLock
 from harness.journal._replay import MAX_LINE, replay, require_journal, require_regular_file
 from harness.journal._state import Damage, JournalDamagedError, ReplayState, TaskState
 from harness.journal._writer import (
@@ -33,7 +33,6 @@ __all__ = [
     "TaskState",
     "TornTailRepair",
     "encode_event",
-    "lock_path",
     "prepare_journal_folder",
     "replay",
     "require_journal",

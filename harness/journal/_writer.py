@@ -31,7 +31,13 @@ from typing import Any
 from harness._errors import InfrastructureError, JournalError
 from harness.journal._events import chain_line, checksum_state, encode_event, link_of
 
-__all__ = ["JournalStorageError", "JournalWriter", "TornTailRepair", "prepare_journal_folder"]
+__all__ = [
+    "JournalStorageError",
+    "JournalWriter",
+    "TornTailRepair",
+    "fsync_folder",
+    "prepare_journal_folder",
+]
 
 
 class JournalStorageError(InfrastructureError):
@@ -74,7 +80,7 @@ def prepare_journal_folder(path: str | os.PathLike[str], *, durable: bool = True
         for directory in reversed(missing):
             directory.mkdir(exist_ok=True)
             if durable:
-                _fsync_dir(directory.parent)  # make each new directory entry durable
+                fsync_folder(directory.parent)  # make each new directory entry durable
         if not parent.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "a path component is a file, not a folder")
     except OSError as exc:
@@ -129,12 +135,20 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
             writer that is the journal's only one for its life (an execution, which holds
             the journal's lock): other writers wait until it closes, and its appends skip the
             per-line lock and tail check (three system calls fewer per event).
+        locked: a descriptor of the journal that already holds its file lock (a
+            ``JournalLock``'s ``fd``): the writer appends through a duplicate of it (the
+            same open file, so its lock is ours) instead of opening the path again.
 
     Use as a context manager, or call ``close``.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, fsync_every: int = 1, exclusive: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fsync_every: int = 1,
+        exclusive: bool = False,
+        locked: int | None = None,
     ) -> None:
         if isinstance(fsync_every, bool) or not isinstance(fsync_every, int) or fsync_every < 0:
             raise ValueError(f"fsync_every must be a non-negative integer, got {fsync_every!r}")
@@ -147,7 +161,7 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
         self._unsynced = 0
         self._end = -1  # file size after our last line (-1: unknown, so check the tail)
         self._link = ""  # the link our last line passes on (valid while the size is _end)
-        self._fd = self._open()
+        self._fd = os.dup(locked) if locked is not None else self._open()
         if exclusive:
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_EX)  # held until close: nobody appends between
@@ -164,7 +178,7 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
             except FileNotFoundError:
                 fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
                 if durable:
-                    _fsync_dir(self.path.parent)
+                    fsync_folder(self.path.parent)
                 return fd
         except OSError as exc:
             raise JournalStorageError(
@@ -356,7 +370,8 @@ def _count_newlines(fd: int, end: int) -> int:
     return count
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_folder(directory: Path) -> None:
+    """fsync a folder, so that an entry just created in it survives a crash."""
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

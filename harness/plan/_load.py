@@ -9,7 +9,7 @@ from typing import Any
 
 from harness._errors import NoPlanFoundError, PlanLoadError
 from harness._gc import gc_paused
-from harness._size import RAISE_HINT, over_limit
+from harness._size import RAISE_HINT, over_limit, read_at_most
 from harness.plan._adapters import Document, documents_from_json, documents_from_text
 from harness.plan._json import MAX_PLAN_BYTES, decode_text
 from harness.plan._model import Plan
@@ -96,10 +96,15 @@ def read_input(path: Path, *, max_bytes: int = MAX_PLAN_BYTES) -> bytes:
             raise PlanLoadError(
                 "is a directory, not a plan file", source=source, hint="name the files in it"
             )
-        size = path.stat().st_size
-        if size > max_bytes:
+        data = read_at_most(path, max_bytes)  # bounded whatever the file: /dev/zero, a pipe
+        if len(data) > max_bytes:
+            size = path.stat().st_size or None  # 0: a device or a pipe, size unknown
             raise PlanLoadError(over_limit(size, max_bytes), source=source, hint=RAISE_HINT)
-        return path.read_bytes()
+        return data
+    except IsADirectoryError:
+        raise PlanLoadError(
+            "is a directory, not a plan file", source=source, hint="name the files in it"
+        ) from None
     except FileNotFoundError:
         raise PlanLoadError("no such file", source=source) from None
     except PermissionError:

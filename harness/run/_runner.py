@@ -580,17 +580,22 @@ def _in_pool(
             detail=f"internal error: {exc.__class__.__name__}: {exc}",
         )
 
+    disk_errors: list[OSError] = []
+
     def write(item: tuple[ModelSpec, Case, int], pending: Pending) -> None:
         try:
             assert pending.write is not None
             pending.write()
             ready.put((item, pending.check))
+        except OSError as exc:  # a full or read-only disk: no more answers it cannot keep
+            disk_errors.append(exc)  # workers take no new item; this thread raises it
+            ready.put((item, functools.partial(internal_error, item, exc)))
         except Exception as exc:
             ready.put((item, functools.partial(internal_error, item, exc)))
 
     def worker() -> None:
         try:
-            while not stop.is_set():
+            while not stop.is_set() and not disk_errors:
                 try:
                     item = todo.get_nowait()
                 except queue.Empty:
@@ -622,6 +627,8 @@ def _in_pool(
                     break
                 except queue.Empty:
                     continue
+            if disk_errors:
+                raise disk_errors[0]  # the CLI exits 4, naming the file
             try:
                 row = check()
             except Exception as exc:

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from harness._signals import note as note_signal
+
 __all__ = ["StopRequest", "stop_on_signals"]
 
 
@@ -50,6 +52,7 @@ def stop_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
         return
 
     def handler(signum: int, _frame: FrameType | None) -> None:
+        note_signal(signum)  # the command exits 130 even if the run had just finished
         stop.set(signal.Signals(signum).name)
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -203,3 +203,44 @@ def test_live_run_checks_its_recordings_folder_first(read_only: Path, tmp_path: 
         assert server.requests == []
     _exit_4_naming(Result(done.returncode, done.stdout, done.stderr), read_only)
     assert not (tmp_path / "out").exists()
+
+
+def _limit_file_size() -> None:
+    """In the child: files may not grow past 64 KiB (EFBIG, as on a full disk)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+
+def test_a_live_run_stops_at_the_first_recording_it_cannot_write(tmp_path: Path) -> None:
+    """The recordings disk fills during a live run: it stops at the first failed write
+    (exit 4) instead of paying for every remaining answer and dropping it."""
+    big = json.dumps({**sound_plan(), "notes": "x" * (70 << 10)})  # over the file limit
+    with FakePlannerServer(planner=lambda _prompt: big) as server:
+        model = {
+            "id": "gpt",
+            "provider": "openai",
+            "model": "m",
+            "base_url": server.openai_base_url,
+        }
+        path = make_project(
+            tmp_path / "live",
+            models=[model],
+            cases=[{"id": f"c{i:02d}", "goal": f"Goal {i}"} for i in range(20)],
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "run", str(path), "--live", "--concurrency", "1",
+             "--out", str(tmp_path / "out")],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+            preexec_fn=_limit_file_size,
+            timeout=120,
+        )  # fmt: skip
+        calls = len(server.requests)
+    assert done.returncode == 4, done.stderr
+    assert "Traceback" not in done.stderr
+    assert calls <= 3, f"{calls} planner calls after the disk filled"

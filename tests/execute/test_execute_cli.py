@@ -30,7 +30,8 @@ def agent(context):
         log.write(context.task.id + "\\n")
     if context.task.id == os.environ.get("AGENT_HANG"):
         Path(os.environ["AGENT_READY"]).write_text("ready")
-        context.cancelled.wait(60)
+        if context.cancelled.wait(60):  # stopped: not done (returning would be a success)
+            raise RuntimeError("cancelled")
     if context.task.id == os.environ.get("AGENT_FAIL"):
         raise RuntimeError("told to fail")
     return demo_agent(context)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.execute import execute
-from harness.journal import JournalInUseError, JournalLock, lock_path, replay
+from harness.journal import JournalInUseError, JournalLock, replay
 from tests.execute._execute_helpers import chain_plan
 
 AGENT = '''
@@ -27,6 +27,10 @@ from harness.execute import demo_agent
 
 
 def agent(context):
+    log = os.environ.get("AGENT_LOG")
+    if log:  # every real call, outside planeval's control (a payment would be made here)
+        with open(log, "a") as calls:
+            calls.write(f"{context.task.id} {os.getpid()}\\n")
     if context.task.id == os.environ.get("AGENT_HANG"):
         Path(os.environ["AGENT_READY"]).write_text("ready")
         time.sleep(60)
@@ -44,7 +48,7 @@ PLAN = {
 }
 
 
-def _command(tmp_path: Path, journal: Path) -> list[str]:
+def _command(tmp_path: Path, journal: Path | str) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -100,10 +104,9 @@ def test_two_processes_started_together_never_both_execute(workdir: Path) -> Non
         for code, err in outcomes:
             if code == 5:
                 in_use += 1
-                # The holder is named by pid, or, in the instant before it wrote its pid,
-                # as a process that just started.
+                # The holder is named by pid (from the kernel's lock table).
                 assert "in use by another execution (" in err
-                assert "(pid " in err or "(a process that just started)" in err
+                assert "(pid " in err or "(another process)" in err
                 assert len(err.strip().splitlines()) == 1
     assert in_use >= 1, "the two processes never overlapped: the race was not exercised"
 
@@ -125,7 +128,7 @@ def test_a_sigkilled_holder_never_blocks_the_resume(
     assert f"pid {holder.pid}, started 20" in second.stderr.decode()
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=10)
-    assert lock_path(journal).exists()  # the stale lock file stays; its lock is gone
+    assert [p.name for p in workdir.iterdir() if p.name.startswith("j.")] == ["j.jsonl"]
     resumed = subprocess.run(_command(workdir, journal), capture_output=True, timeout=60)
     assert resumed.returncode == 0, resumed.stderr.decode()
     state = replay(journal, "strict")
@@ -140,3 +143,64 @@ def test_a_second_execution_in_the_same_process_is_refused(tmp_path: Path) -> No
     assert caught.value.holder_pid == os.getpid()
     assert not journal.exists()  # refused before anything was written
     assert execute(chain_plan(3), journal).ok  # released: the next one runs
+
+
+SPELLINGS = ["same path", "symlink", "hard link", "relative path", "all at once"]
+
+
+def _spellings(workdir: Path, journal: Path, spelling: str) -> list[str]:
+    """Three names for one journal, as three `execute` processes are given them; relative
+    names are relative to the processes' working folder, ``workdir / "cwd"``."""
+    relative = f"../{journal.name}"
+    if spelling == "same path":
+        return [str(journal)] * 3
+    if spelling == "symlink":  # the journal does not exist yet: the link dangles
+        link = workdir / f"link-{journal.name}"
+        link.symlink_to(journal)
+        return [str(journal), str(link), str(link)]
+    if spelling == "hard link":  # a hard link needs the file: an empty journal
+        journal.touch()
+        twin = workdir / "cwd" / f"twin-{journal.name}"
+        os.link(journal, twin)
+        return [str(journal), str(twin), str(twin)]
+    if spelling == "relative path":
+        return [str(journal), relative, relative]
+    link = workdir / f"link-{journal.name}"
+    link.symlink_to(journal)
+    journal.touch()
+    os.link(journal, workdir / "cwd" / f"twin-{journal.name}")
+    return [str(link), f"twin-{journal.name}", relative]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_one_journal_under_several_names_is_executed_once(workdir: Path, spelling: str) -> None:
+    """Three resumes started within milliseconds, through the same path, a symlink, a hard
+    link or a relative path: every task calls the agent once, whoever wins the lock."""
+    (workdir / "cwd").mkdir()
+    codes_seen: Counter[int] = Counter()
+    for trial in range(3):
+        journal = workdir / f"j{trial}.jsonl"
+        calls = workdir / f"calls{trial}.log"
+        env = {**os.environ, "AGENT_LOG": str(calls)}
+        names = _spellings(workdir, journal, spelling)
+        procs = [
+            subprocess.Popen(
+                _command(workdir, name),
+                cwd=workdir / "cwd",
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for name in names
+        ]
+        outcomes = [(p.returncode, p.communicate(timeout=120)[1].decode()) for p in procs]
+        outcomes = [(p.returncode, err) for p, (_, err) in zip(procs, outcomes, strict=True)]
+        codes = sorted(code for code, _ in outcomes)
+        codes_seen.update(codes)
+        assert set(codes) <= {0, 5} and 0 in codes, outcomes
+        agent_calls = Counter(line.split()[0] for line in calls.read_text().splitlines())
+        assert agent_calls == Counter({f"t{i}": 1 for i in range(6)}), (
+            f"trial {trial}: {agent_calls}, exit codes {codes}"
+        )
+        assert replay(journal, "strict").status == "completed"
+    assert codes_seen[5] >= 1, f"the processes never overlapped: {codes_seen}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.execute import execute, make_model_agent, model_agent
+from harness.execute import AgentLoadError, execute, make_model_agent, model_agent
 from tests.execute._execute_helpers import chain_plan
 
 KEY = "sk-test-not-a-real-key-123"
@@ -123,16 +123,33 @@ def test_errors_are_classified_for_the_retry_budget(
     assert result.failed["t1"].retryable is retryable
 
 
-def test_missing_key_is_a_configuration_error(
-    server: FakeServer, journal: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("configured_by", ["arguments", "environment"])
+def test_missing_key_is_refused_before_the_first_task(
+    server: FakeServer, journal: Path, monkeypatch: pytest.MonkeyPatch, configured_by: str
 ) -> None:
-    """An unset key variable fails the task once, clearly, without calling the server."""
+    """An unset key variable is an input error before anything runs: no task, no journal,
+    no request (the CLI exits 2, as `run --live` does for the same mistake)."""
     monkeypatch.delenv("MY_LLM_KEY", raising=False)
-    agent = make_model_agent(model="m", base_url=server.base_url, api_key_env="MY_LLM_KEY")
-    result = execute(chain_plan(1), journal, agent=agent)
-    failure = result.failed["t1"]
-    assert failure.error_type == "ConfigurationError" and "MY_LLM_KEY" in failure.error
-    assert not server.requests
+    monkeypatch.setenv("PLANEVAL_AGENT_MODEL", "m")
+    monkeypatch.setenv("PLANEVAL_AGENT_API_KEY_ENV", "MY_LLM_KEY")
+    agent = (
+        make_model_agent(model="m", base_url=server.base_url, api_key_env="MY_LLM_KEY")
+        if configured_by == "arguments"
+        else model_agent
+    )
+    with pytest.raises(AgentLoadError) as caught:
+        execute(chain_plan(1), journal, agent=agent)
+    assert "the environment variable MY_LLM_KEY (the API key) is not set" in caught.value.what
+    assert not journal.exists() and not server.requests
+
+
+def test_a_missing_model_name_is_refused_before_the_first_task(
+    journal: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PLANEVAL_AGENT_MODEL", raising=False)
+    with pytest.raises(AgentLoadError, match="set PLANEVAL_AGENT_MODEL"):
+        execute(chain_plan(1), journal, agent=model_agent)
+    assert not journal.exists()
 
 
 def test_env_configured_agent(

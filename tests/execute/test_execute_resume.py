@@ -63,7 +63,8 @@ class TestCrashAndResume:
             output = agent(context)
             if context.task.id == "t2":
                 stop.set()
-                context.cancelled.wait(5)  # interrupted while running: no outcome recorded
+                if context.cancelled.wait(5):  # stopped while running: not done, so raise
+                    raise RuntimeError("cancelled")  # (a return would be a success, kept)
             return output
 
         first = execute(plan, journal, agent=stopping_agent, stop=stop)

@@ -1,21 +1,21 @@
-"""The journal lock within one process: who holds it, what the refusal says, what the lock
-file holds, and a lock file replaced while it is being taken. (Two processes and a SIGKILLed
-holder: tests/execute/test_execute_lock.py.)"""
+"""The journal lock within one process: it belongs to the file (every name of the journal
+reaches it), who holds it, what the refusal says, and a journal replaced or deleted while it
+is being locked. (Several processes and a SIGKILLed holder: tests/execute/test_execute_lock.py.)"""
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
-import stat
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from harness.journal import JournalInUseError, JournalLock, JournalStorageError, lock_path
+from harness._errors import JournalError
+from harness.journal import JournalInUseError, JournalLock, JournalStorageError, JournalWriter
 from harness.journal import _lock as lock_module
 
 
@@ -26,8 +26,8 @@ def journal(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def foreign_holder(journal: Path) -> Iterator[int]:
-    """An flock on the lock file taken without JournalLock (as another program would)."""
-    fd = os.open(lock_path(journal), os.O_RDWR | os.O_CREAT, 0o644)
+    """An flock on the journal taken without JournalLock (as another program would)."""
+    fd = os.open(journal, os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
         yield fd
@@ -35,103 +35,138 @@ def foreign_holder(journal: Path) -> Iterator[int]:
         os.close(fd)
 
 
-def _refusal(journal: Path) -> JournalInUseError:
+def _refusal(journal: Path | str) -> JournalInUseError:
     with pytest.raises(JournalInUseError) as caught:
         JournalLock(journal).acquire()
     return caught.value
 
 
-def test_the_lock_file_sits_beside_the_journal(journal: Path) -> None:
-    assert lock_path(journal) == journal.with_name("run.jsonl.lock")
-    assert lock_path(str(journal)) == lock_path(journal)
+def test_no_lock_file_is_made_beside_the_journal(journal: Path) -> None:
+    """The lock is the journal's own: the folder holds the journal and nothing else."""
+    with JournalLock(journal) as lock, JournalWriter(journal, locked=lock.fd) as writer:
+        writer.append("plan_started", plan_id="p")
+    assert sorted(p.name for p in journal.parent.iterdir()) == ["run.jsonl"]
 
 
-def test_the_holder_writes_its_pid_and_start_and_clears_them_on_release(journal: Path) -> None:
-    lock = JournalLock(journal)
-    assert not lock.held
-    with lock as entered:
-        assert entered is lock and lock.held
-        record = json.loads(lock_path(journal).read_text())
-        assert record["pid"] == os.getpid()
-        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", record["started"])
-        assert lock_path(journal).read_bytes().endswith(b"}\n")
-    assert not lock.held
-    assert lock_path(journal).exists() and lock_path(journal).read_bytes() == b""
-    lock.release()  # twice is harmless
-    assert not lock.held
-
-
-def test_a_longer_old_record_is_replaced_not_overwritten_in_part(journal: Path) -> None:
-    lock_path(journal).write_text(json.dumps({"pid": 1, "started": "x" * 300}) + "\n")
+@pytest.mark.parametrize("name", ["symlink", "hard link", "relative", "renamed"])
+def test_every_name_of_the_journal_reaches_the_one_lock(
+    journal: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Locked through one name, the journal is refused through any other."""
     with JournalLock(journal):
-        assert json.loads(lock_path(journal).read_text())["pid"] == os.getpid()
+        if name == "symlink":
+            other: Path | str = journal.with_name("link.jsonl")
+            Path(other).symlink_to(journal)
+        elif name == "hard link":
+            (journal.parent / "elsewhere").mkdir()
+            other = journal.parent / "elsewhere" / "twin.jsonl"
+            os.link(journal, other)
+        elif name == "relative":
+            monkeypatch.chdir(journal.parent)
+            other = "./sub/../run.jsonl"
+            (journal.parent / "sub").mkdir()
+        else:  # the holder's file renamed: the new name is still locked
+            other = journal.with_name("renamed.jsonl")
+            journal.rename(other)
+        assert _refusal(other).holder_pid == os.getpid()
 
 
-def test_acquiring_twice_keeps_the_one_lock(journal: Path) -> None:
-    lock = JournalLock(journal)
-    lock.acquire()
-    lock.acquire()
-    assert lock.held
-    lock.release()
-    assert not lock.held
-    with JournalLock(journal):  # nothing left held
-        pass
-
-
-def test_a_second_lock_is_refused_with_the_holders_pid_and_start(journal: Path) -> None:
-    with JournalLock(journal):
-        started = json.loads(lock_path(journal).read_text())["started"]
+def test_the_holder_is_named_by_pid_and_start_from_the_kernel(journal: Path) -> None:
+    """Another process holds the journal: the refusal names its pid and when it started."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(journal)!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
         error = _refusal(journal)
-    assert error.holder_pid == os.getpid() and error.holder_started == started
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+    assert error.holder_pid == holder.pid
+    assert error.holder_started is not None
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", error.holder_started)
     assert error.what == (
-        f"the journal is in use by another execution (pid {os.getpid()}, started {started})"
+        f"the journal is in use by another execution (pid {holder.pid}, "
+        f"started {error.holder_started})"
     )
     assert error.source == str(journal)
     assert error.hint == (
         "wait for it to finish or stop it; a killed holder releases the lock at once"
     )
-    with JournalLock(journal):  # released: free again
+    with JournalLock(journal):  # the holder is dead: free again
         pass
 
 
-@pytest.mark.parametrize(
-    ("record", "pid", "started", "who"),
-    [
-        (b"", None, None, "(a process that just started)"),
-        (b'{"pid": 42}', 42, None, "(pid 42)"),
-        (b'{"pid": 0, "started": ""}', 0, "", "(pid 0)"),
-        (b'{"pid": true, "started": "2026-01-01"}', None, "2026-01-01",
-         "(a process that just started, started 2026-01-01)"),
-        (b'{"pid": "42", "started": 5}', None, None, "(a process that just started)"),
-        (b"[42]", None, None, "(a process that just started)"),
-        (b'{"pid": 4', None, None, "(a process that just started)"),
-        (b"\xff\xfe", None, None, "(a process that just started)"),
-    ],
-)  # fmt: skip
-def test_the_refusal_says_what_the_lock_file_says(
-    journal: Path,
-    foreign_holder: int,
-    record: bytes,
-    pid: int | None,
-    started: str | None,
-    who: str,
+def test_without_the_kernels_lock_table_the_holder_is_another_process(
+    journal: Path, foreign_holder: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    os.pwrite(foreign_holder, record, 0)
+    real_open = open
+
+    def no_proc(path: str, *args: object, **kwargs: object) -> object:
+        if str(path).startswith("/proc/"):
+            raise FileNotFoundError(2, "No such file or directory")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", no_proc)
     error = _refusal(journal)
-    assert (error.holder_pid, error.holder_started) == (pid, started)
-    assert error.what == f"the journal is in use by another execution {who}"
+    assert (error.holder_pid, error.holder_started) == (None, None)
+    assert error.what == "the journal is in use by another execution (another process)"
 
 
-def test_a_holder_record_is_read_up_to_256_bytes(journal: Path, foreign_holder: int) -> None:
-    def record(size: int) -> bytes:
-        head = b'{"pid": 7, "started": "'
-        return head + b"s" * (size - len(head) - 2) + b'"}'
+def test_acquiring_twice_keeps_the_one_lock(journal: Path) -> None:
+    lock = JournalLock(journal)
+    assert not lock.held
+    lock.acquire()
+    lock.acquire()
+    assert lock.held
+    lock.release()
+    lock.release()  # twice is harmless
+    assert not lock.held
+    with JournalLock(journal):  # nothing left held
+        pass
 
-    os.pwrite(foreign_holder, record(256), 0)
-    assert _refusal(journal).holder_pid == 7
-    os.ftruncate(foreign_holder, 0)
-    os.pwrite(foreign_holder, record(257), 0)
-    assert _refusal(journal).holder_pid is None
+
+def test_a_journal_the_lock_created_and_nobody_wrote_is_removed_on_release(
+    journal: Path,
+) -> None:
+    with JournalLock(journal) as lock:
+        assert lock.created and journal.exists()
+    assert not journal.exists()
+    with JournalLock(journal) as lock:
+        os.write(lock.fd, b'{"event":"plan_started"}\n')
+    assert journal.exists()  # written: kept
+    journal.write_bytes(b"")
+    with JournalLock(journal) as lock:
+        assert not lock.created
+    assert journal.exists()  # an empty journal it found is not its to delete
+
+
+def test_a_dangling_symlink_creates_its_target(journal: Path) -> None:
+    link = journal.with_name("link.jsonl")
+    link.symlink_to(journal)
+    with JournalLock(link) as lock:
+        assert lock.created and journal.exists()
+        _refusal(journal)
+
+
+def test_a_symlink_loop_is_a_path_error_not_a_disk_error(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)
+    with pytest.raises(JournalError) as caught:
+        JournalLock(loop).acquire()
+    assert not isinstance(caught.value, JournalStorageError)
+    assert "cannot open the journal: Too many levels of symbolic links" in str(caught.value)
 
 
 def test_a_refused_lock_leaves_nothing_open(journal: Path, foreign_holder: int) -> None:
@@ -145,17 +180,15 @@ def test_a_missing_folder_is_a_storage_error(tmp_path: Path) -> None:
     with pytest.raises(JournalStorageError) as caught:
         JournalLock(tmp_path / "absent" / "j.jsonl").acquire()
     error = caught.value
-    assert error.what == (
-        "cannot create the journal's lock file j.jsonl.lock: No such file or directory"
-    )
+    assert error.what == "cannot open the journal: No such file or directory"
     assert error.source == str(tmp_path / "absent" / "j.jsonl")
     assert error.hint == "check the folder's permissions and free space"
 
 
-def test_a_lock_file_replaced_while_locking_is_not_the_one_held(
+def test_a_journal_replaced_while_locking_is_not_the_one_held(
     journal: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Someone deletes and recreates the lock file between our open and our flock: we must
+    """Someone deletes and recreates the journal between our open and our flock: we must
     lock the new file, or a second executor could lock it too."""
     real_flock = fcntl.flock
     calls = []
@@ -164,19 +197,18 @@ def test_a_lock_file_replaced_while_locking_is_not_the_one_held(
         real_flock(fd, operation)
         calls.append(fd)
         if len(calls) == 1:
-            path = lock_path(journal)
-            path.unlink()
-            path.write_bytes(b"")
+            journal.unlink()
+            journal.write_bytes(b"")
 
     monkeypatch.setattr(lock_module.fcntl, "flock", flock_then_replace)
-    with JournalLock(journal):
+    with JournalLock(journal) as lock:
         monkeypatch.setattr(lock_module.fcntl, "flock", real_flock)
         assert len(calls) == 2
-        assert json.loads(lock_path(journal).read_text())["pid"] == os.getpid()
+        assert os.fstat(lock.fd).st_ino == journal.stat().st_ino
         _refusal(journal)
 
 
-def test_a_lock_file_deleted_while_locking_is_created_again(
+def test_a_journal_deleted_while_locking_is_created_again(
     journal: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_flock = fcntl.flock
@@ -186,12 +218,12 @@ def test_a_lock_file_deleted_while_locking_is_created_again(
         real_flock(fd, operation)
         calls.append(fd)
         if len(calls) == 1:
-            lock_path(journal).unlink()
+            journal.unlink()
 
     monkeypatch.setattr(lock_module.fcntl, "flock", flock_then_delete)
     with JournalLock(journal):
         monkeypatch.setattr(lock_module.fcntl, "flock", real_flock)
-        assert len(calls) == 2 and lock_path(journal).exists()
+        assert len(calls) == 2 and journal.exists()
         _refusal(journal)
 
 
@@ -211,7 +243,8 @@ def test_an_unexpected_flock_error_is_not_called_in_use(
 
 def test_a_program_the_holder_starts_does_not_keep_the_lock(journal: Path) -> None:
     """An agent that starts a long-running tool must not keep the journal locked after the
-    execution released it (the lock file is opened close-on-exec)."""
+    execution released it (the journal is opened close-on-exec)."""
+    journal.write_bytes(b"")
     with JournalLock(journal):
         child = subprocess.Popen(["sleep", "30"], close_fds=False)
     try:
@@ -222,23 +255,23 @@ def test_a_program_the_holder_starts_does_not_keep_the_lock(journal: Path) -> No
         child.wait()
 
 
-def test_the_lock_file_is_readable_by_others(journal: Path) -> None:
-    umask = os.umask(0o022)
-    try:
-        with JournalLock(journal):
-            assert stat.S_IMODE(lock_path(journal).stat().st_mode) == 0o644
-    finally:
-        os.umask(umask)
+def test_the_writer_appends_through_the_locked_descriptor(journal: Path) -> None:
+    """An exclusive writer on the lock's descriptor does not wait on its own lock."""
+    with JournalLock(journal) as lock:
+        with JournalWriter(journal, exclusive=True, locked=lock.fd) as writer:
+            writer.append("plan_started", plan_id="p")
+        _refusal(journal)  # closing the writer did not release the lock
+    assert journal.read_bytes().startswith(b'{"event":"plan_started"')
 
 
 def test_a_lock_on_descriptor_0_is_held_and_released(journal: Path) -> None:
-    """A daemon started with stdin closed gets descriptor 0 for the lock file: still a lock."""
+    """A daemon started with stdin closed gets descriptor 0 for the journal: still a lock."""
     saved = os.dup(0)
     os.close(0)
     try:
         lock = JournalLock(journal)
         lock.acquire()  # on descriptor 0: the lowest free one
-        assert lock.held
+        assert lock.held and lock.fd == 0
         lock.acquire()  # held already: no second open (which our own lock would refuse)
         _refusal(journal)
         lock.release()
