@@ -16,8 +16,17 @@ import errno
 import fcntl
 import os
 import stat
+from typing import BinaryIO
 
-__all__ = ["KIB", "MIB", "RAISE_HINT", "format_size", "over_limit", "read_at_most"]
+__all__ = [
+    "KIB",
+    "MIB",
+    "RAISE_HINT",
+    "format_size",
+    "open_for_reading",
+    "over_limit",
+    "read_at_most",
+]
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -55,12 +64,8 @@ def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
     Raises:
         OSError: as ``open`` would (``IsADirectoryError`` for a folder, whose open succeeds).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = _open_fd(path)
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         parts: list[bytes] = []
         left = limit + 1
         while left > 0:
@@ -72,3 +77,27 @@ def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
         return b"".join(parts)
     finally:
         os.close(fd)
+
+
+def open_for_reading(path: str | os.PathLike[str]) -> BinaryIO:
+    """The file opened for binary reading as ``read_at_most`` opens it: a named pipe without
+    waiting for a writer (one that never comes reads as empty), a folder refused. For readers
+    that stream a file a bounded line at a time (JSON Lines plans, a suite's cases file).
+
+    Raises:
+        OSError: as ``open`` would (``IsADirectoryError`` for a folder).
+    """
+    return os.fdopen(_open_fd(path), "rb")
+
+
+def _open_fd(path: str | os.PathLike[str]) -> int:
+    """A blocking read descriptor, opened without blocking on a pipe nobody writes to."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harness._errors import PlanLoadError
-from harness._size import RAISE_HINT, over_limit
+from harness._size import RAISE_HINT, open_for_reading, over_limit
 from harness.plan._adapters import documents_from_lines
 from harness.plan._json import MAX_PLAN_BYTES
 from harness.plan._load import load_plan_file, plans_from_documents
@@ -73,7 +73,7 @@ def _open(path: Path) -> BinaryIO:
             raise PlanLoadError(
                 "is a directory, not a plan file", source=source, hint="name the files in it"
             )
-        return path.open("rb")
+        return open_for_reading(path)
     except FileNotFoundError:
         raise PlanLoadError("no such file", source=source) from None
     except PermissionError:

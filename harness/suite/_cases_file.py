@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import SuiteError
-from harness._size import RAISE_HINT, over_limit
+from harness._size import RAISE_HINT, open_for_reading, over_limit
 from harness._yaml import max_bytes_limit
 from harness.suite._suite_validator import validate_case
 
@@ -49,7 +49,7 @@ def read_cases_file(
     source = str(path)
     limit = max_bytes_limit(max_bytes)
     try:
-        handle = path.open("rb")
+        handle = open_for_reading(path)
     except FileNotFoundError:
         raise SuiteError(
             "no such cases file",

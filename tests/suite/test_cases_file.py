@@ -51,6 +51,35 @@ class TestCasesFile:
         assert streamed.cases == inline.cases
         assert streamed.prompt_hash == inline.prompt_hash
 
+    def test_a_pipe_nobody_writes_to_is_an_empty_cases_file(self, tmp_path: Path) -> None:
+        """A named pipe as the cases file is read without waiting for a writer (it was a
+        hang): it holds no case, one clear error. Run in a thread with a deadline, so a
+        regression fails instead of hanging the suite."""
+        import os
+        import threading
+
+        path = _suite_with_file(tmp_path, "")
+        cases = path.parent / "demo.cases.jsonl"
+        cases.unlink()
+        os.mkfifo(cases)
+        outcome: list[BaseException | None] = []
+
+        def load() -> None:
+            try:
+                load_suite(path)
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        worker = threading.Thread(target=load, daemon=True)
+        worker.start()
+        worker.join(timeout=30)
+        if worker.is_alive():  # unblock the reader so the thread ends, then fail
+            with open(os.open(cases, os.O_WRONLY | os.O_NONBLOCK), "wb"):
+                pass
+            pytest.fail("loading a suite whose cases file is a pipe hung")
+        assert isinstance(outcome[0], SuiteError), outcome
+
     def test_no_size_limit_on_the_whole_file(self, tmp_path: Path) -> None:
         """The limit bounds each line (a case): a cases file far over it loads."""
         many = [{"id": f"case-{i:05d}", "goal": f"Goal number {i}"} for i in range(3000)]
