@@ -187,10 +187,16 @@ def test_a_signal_at_any_moment_ends_with_130_and_a_journal_that_says_so(
             assert process.returncode == 0, (moment, text)
             seen["finished before the signal"] += 1
             continue
-        assert process.returncode == 130, (moment, process.returncode, text)
         events = (
             [json.loads(x) for x in journal.read_bytes().splitlines()] if journal.exists() else []
         )
+        if process.returncode == 0 and moment > 0.8 * life:
+            # alive at poll(), gone by the time the signal was sent (send_signal does not
+            # signal a process that has exited): the run must then have completed
+            assert events and events[-1]["event"] == "plan_completed", (moment, events)
+            seen["finished as the signal came"] += 1
+            continue
+        assert process.returncode == 130, (moment, process.returncode, text)
         if any(e["event"] == "task_started" for e in events):
             assert events[-1]["event"] in ("plan_interrupted", "plan_completed"), (moment, events)
             seen[events[-1]["event"]] += 1
