@@ -26,6 +26,7 @@ __all__ = [
     "open_for_reading",
     "over_limit",
     "read_at_most",
+    "skip_rest_of_line",
 ]
 
 KIB = 1 << 10
@@ -101,3 +102,14 @@ def _open_fd(path: str | os.PathLike[str]) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def skip_rest_of_line(fh: BinaryIO) -> int:
+    """Read past the rest of the current line in bounded chunks (a line over a reader's limit
+    is never held whole); the bytes skipped."""
+    skipped = 0
+    while True:
+        chunk = fh.readline(_CHUNK)
+        skipped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return skipped

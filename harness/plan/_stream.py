@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harness._errors import PlanLoadError
-from harness._size import RAISE_HINT, open_for_reading, over_limit
+from harness._size import RAISE_HINT, open_for_reading, over_limit, skip_rest_of_line
 from harness.plan._adapters import documents_from_lines
 from harness.plan._json import MAX_PLAN_BYTES
 from harness.plan._load import load_plan_file, plans_from_documents
@@ -30,7 +30,6 @@ _STREAMED = frozenset({"auto", "canonical", "taskbench", "hugginggpt", "worfbenc
 """Formats whose JSON Lines files are read one record a line (``text`` and ``llmcompiler``
 read a file as one answer)."""
 _BOM = "\ufeff"
-_CHUNK = 1 << 20
 
 Line = tuple[int, str | PlanLoadError]
 """A line number and its text, or why that line cannot be read."""
@@ -128,7 +127,7 @@ def _rest(fh: BinaryIO, max_bytes: int, *, first: int, source: str) -> Iterator[
             return
         start, offset = offset, offset + len(raw)
         if len(raw) > max_bytes and not raw.endswith(b"\n"):
-            size = len(raw) + _skip_line(fh)
+            size = len(raw) + skip_rest_of_line(fh)
             offset = start + size
             where = f"{source}#{number}"
             yield (
@@ -151,13 +150,3 @@ def _rest(fh: BinaryIO, max_bytes: int, *, first: int, source: str) -> Iterator[
                     hint="save the file as UTF-8",
                 ),
             )
-
-
-def _skip_line(fh: BinaryIO) -> int:
-    """Read past the rest of the current line in bounded chunks; the bytes skipped."""
-    skipped = 0
-    while True:
-        chunk = fh.readline(_CHUNK)
-        skipped += len(chunk)
-        if not chunk or chunk.endswith(b"\n"):
-            return skipped

@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import SuiteError
-from harness._size import RAISE_HINT, open_for_reading, over_limit
+from harness._size import RAISE_HINT, open_for_reading, over_limit, skip_rest_of_line
 from harness._yaml import max_bytes_limit
 from harness.suite._suite_validator import validate_case
 
 __all__ = ["read_cases_file"]
-
-_CHUNK = 1 << 20
 
 
 @cache
@@ -63,7 +61,7 @@ def read_cases_file(
         for number, raw in enumerate(iter(lambda: handle.readline(limit + 1), b""), 1):
             where = f"line {number}"
             if len(raw) > limit and not raw.endswith(b"\n"):
-                size = len(raw) + _skip_line(handle)
+                size = len(raw) + skip_rest_of_line(handle)
                 raise SuiteError(
                     over_limit(size, limit, what="line"),
                     source=source,
@@ -119,13 +117,3 @@ def _schema_error(case: dict[str, Any]) -> str | None:
     pointer = "/" + "/".join(str(p) for p in error.absolute_path)
     message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
     return f"{message} (at {pointer})"
-
-
-def _skip_line(handle: Any) -> int:
-    """Read past the rest of the current line in bounded chunks; the bytes skipped."""
-    skipped = 0
-    while True:
-        chunk = handle.readline(_CHUNK)
-        skipped += len(chunk)
-        if not chunk or chunk.endswith(b"\n"):
-            return skipped
