@@ -1,8 +1,12 @@
-"""Run the ``planeval`` command in-process, as a user's shell would, and capture its output."""
+"""Run the ``planeval`` command in-process, as a user's shell would, and capture its output
+(``run_cli``), or as a separate process (``planeval_process``)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +33,15 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
         code = 0
     captured = capsys.readouterr()
     return Result(code, captured.out, captured.err)
+
+
+def planeval_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``planeval ARGS`` as its own process in ``cwd`` (``python -m harness``), text output."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,20 +14,13 @@ import pytest
 from harness.gate._comment import GITHUB_LIMIT, SuiteVerdict, pull_request_comment
 from harness.gate._gate import GateResult, RuleResult
 from harness.testing import make_project, sound_plan, write_response
+from tests.cli_helpers import planeval_process
 
 PLAN = json.dumps(sound_plan())
 COMMAND = "planeval run evals/demo.yaml --record-mode new_episodes --model rb"
 
 
-def planeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+planeval = planeval_process
 
 
 @pytest.fixture(scope="module")

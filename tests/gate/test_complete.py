@@ -4,8 +4,6 @@ the command that finishes it (run as a user would, in a subprocess)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,19 +11,12 @@ import pytest
 from harness.gate import completeness
 from harness.report import load_run
 from harness.testing import make_project, sound_plan, write_response
+from tests.cli_helpers import planeval_process
 
 PLAN = json.dumps(sound_plan())
 
 
-def planeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+planeval = planeval_process
 
 
 @pytest.fixture(scope="module")
