@@ -7,6 +7,7 @@ on screen. Skipped (with the reason) where Chromium or Playwright is missing.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,69 @@ def test_the_compare_verdict_and_both_graphs_are_on_screen(
         )
         assert widths[0] <= widths[1]
         assert w.console_errors == [] and w.outside_requests == []
+
+
+def _random_plan(rng: random.Random) -> dict[str, Any]:
+    """Up to 30 tasks; dependencies mostly on earlier tasks, some on later ones (cycles), on
+    itself, or on no task at all (dangling); some needs-only edges."""
+    n = rng.randint(1, 30)
+    tasks = []
+    for i in range(n):
+        deps = {f"t{rng.randrange(i)}" for _ in range(rng.randint(0, 3)) if i}
+        if rng.random() < 0.08:
+            deps.add(f"t{rng.randrange(n)}")
+        if rng.random() < 0.03:
+            deps.add(f"t{i}")
+        if rng.random() < 0.05:
+            deps.add("nowhere")
+        task: dict[str, Any] = {"id": f"t{i}", "depends_on": sorted(deps)}
+        if i and rng.random() < 0.1:
+            task["needs"] = [{"name": "x", "task": f"t{rng.randrange(i)}"}]
+        tasks.append(task)
+    return {"tasks": tasks}
+
+
+def _acyclic(n: int, edges: list[tuple[int, int]]) -> bool:
+    succ: dict[int, list[int]] = {i: [] for i in range(n)}
+    indeg = [0] * n
+    for a, b in edges:
+        succ[a].append(b)
+        indeg[b] += 1
+    ready = [i for i in range(n) if not indeg[i]]
+    seen = 0
+    while ready:
+        v = ready.pop()
+        seen += 1
+        for w in succ[v]:
+            indeg[w] -= 1
+            if not indeg[w]:
+                ready.append(w)
+    return seen == n
+
+
+LAYOUT = """([plans, width]) => plans.map(p => { const l = graphLayout(p, width);
+ return {nodes: l.nodes.map(v => [v.x, v.y, v.x + v.w, v.y + v.h]), w: l.w,
+  edges: l.edges.map(e => [e.from, e.to, e.back])}; })"""
+
+
+def test_the_layout_holds_on_300_random_plans(browser: Any, report_url: str) -> None:
+    """The page's own layout function on seeded random plans of 1 to 30 tasks, at the graph
+    widths of a 390 px and a 1280 px window: every task inside the width, no two overlapping,
+    every edge not marked back points down, and the back edges are exactly what must go for
+    the rest to be acyclic (none when the plan has no cycle)."""
+    rng = random.Random(24)
+    plans = [_random_plan(rng) for _ in range(300)]
+    with page(report_url, width=1280, browser=browser) as w:
+        for width in (332, 1104):
+            for plan, lay in zip(plans, w.page.evaluate(LAYOUT, [plans, width]), strict=True):
+                n = len(plan["tasks"])
+                assert len(lay["nodes"]) == n and lay["w"] <= width
+                for node in lay["nodes"]:
+                    assert node[0] >= 0 and node[2] <= width
+                _assert_no_overlap(lay["nodes"])
+                kept = [(a, b) for a, b, back in lay["edges"] if not back]
+                for a, b in kept:
+                    assert lay["nodes"][b][1] > lay["nodes"][a][1]
+                everything = [(a, b) for a, b, _ in lay["edges"]]
+                assert _acyclic(n, kept)
+                assert any(back for *_, back in lay["edges"]) == (not _acyclic(n, everything))
