@@ -105,7 +105,8 @@ const GRAPH={W:150,H:34,GX:16,GY:40,WRAP_GY:18,DW:12,PAD:8,ZOOM_OVER:30,MAX_TASK
     left out of the layering and drawn against it; 2. layers: longest path from the roots over the other edges;
  3. an edge over several layers gets one dummy point per layer crossed; 4. order in each layer: barycenter sweeps
     (down, then up), keeping the order with the fewest crossings; 5. a layer wider than `width` wraps onto more rows;
- 6. x: each row packed in order, then pulled towards its neighbours' centres (down, up, down) without overlap. */
+ 6. x: each row packed in order, then pulled towards its neighbours' centres (down, up, down) without overlap, and
+    the drawing moved to the left of its box. */
 function graphLayout(plan,width){
  const tasks=(plan&&plan.tasks)||[];const n=tasks.length;const ids=tasks.map(t=>String(t.id));const idx=new Map(ids.map((x,i)=>[x,i]));
  const edges=[];const missing=[];
@@ -149,10 +150,12 @@ function graphLayout(plan,width){
   const tot=row.reduce((s,k)=>s+vx[k].w,0)+GRAPH.GX*(row.length-1);let at=GRAPH.PAD+(avail-tot)/2;
   row.forEach(k=>{x[k]=at;y[k]=rowY;at+=vx[k].w+GRAPH.GX;});});
  const cx=k=>x[k]+vx[k].w/2;
- const pull=(row,nb)=>{const want=row.map(k=>{const ns=vx[k][nb];return ns.length?ns.reduce((s,z)=>s+cx(z),0)/ns.length-vx[k].w/2:x[k];});
+ const pull=(row,nb)=>{const want=row.map(k=>{let ns=vx[k][nb];const real=ns.filter(z=>vx[z].i>=0);if(vx[k].i>=0&&real.length)ns=real;/* a task follows its tasks, not the edges passing by */
+  return ns.length?ns.reduce((s,z)=>s+cx(z),0)/ns.length-vx[k].w/2:x[k];});
   for(let a=0;a<row.length;a++){const lo=a?x[row[a-1]]+vx[row[a-1]].w+GRAPH.GX:GRAPH.PAD;x[row[a]]=Math.max(lo,want[a]);}
   for(let a=row.length-1;a>=0;a--){const hi=a+1<row.length?x[row[a+1]]-GRAPH.GX-vx[row[a]].w:GRAPH.PAD+avail-vx[row[a]].w;x[row[a]]=Math.min(x[row[a]],hi);}};
  for(let r=1;r<rows.length;r++)pull(rows[r],'up');for(let r=rows.length-2;r>=0;r--)pull(rows[r],'down');for(let r=1;r<rows.length;r++)pull(rows[r],'up');
+ const left=Math.min(...x.filter(v=>v!==undefined));for(let k=0;k<x.length;k++)x[k]+=GRAPH.PAD-left;/* the drawing starts at the left of its box */
  const H=GRAPH.H;const nodes=tasks.map((t,i)=>({id:ids[i],task:t,x:x[i],y:y[i],w:W,h:H}));
  const drawn=fwd.map(e=>{const pts=[[cx(e.from),y[e.from]+H]];e.via.forEach(d=>{pts.push([cx(d),y[d]]);pts.push([cx(d),y[d]+H]);});pts.push([cx(e.to),y[e.to]]);
   let d='M'+pts[0][0].toFixed(1)+','+pts[0][1];for(let p=1;p<pts.length;p++){const [ax,ay]=pts[p-1],[bx,by]=pts[p];
