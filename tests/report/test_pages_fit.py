@@ -241,15 +241,22 @@ def _compare_page(tmp_path: Path) -> Path:
 def test_the_compare_verdict_and_both_graphs_are_on_screen(
     browser: Any, tmp_path: Path, width: int
 ) -> None:
-    """At either width the verdict cell is inside the window (at 390 px the table becomes one
-    card per model, verdict first); an opened flip's two graphs fit the window."""
+    """At either width the verdict cell is on screen when the page opens (at 390 px the
+    table becomes one card per model, verdict right under the model's name); an opened
+    flip's two graphs fit the window."""
     html = _compare_page(tmp_path)
-    with page(html.as_uri() + "#flip=model-a%2Fc7", width=width, browser=browser) as w:
+    with page(html.as_uri(), width=width, height=844, browser=browser) as w:
         pg = w.page
         verdict = pg.locator("table#verdicts td.verdict-cell").first
         b = verdict.bounding_box()
-        assert b is not None and b["x"] >= 0 and b["x"] + b["width"] <= width
+        assert b is not None
+        assert b["x"] >= 0 and b["x"] + b["width"] <= width
+        assert b["y"] >= 0 and b["y"] + b["height"] <= 844
         assert "no significant difference" in verdict.inner_text()
+        if width < 600:
+            base_cell = pg.locator("table#verdicts td[data-label='base']").first.bounding_box()
+            assert base_cell is not None and b["y"] < base_cell["y"]  # the verdict first
+        pg.locator("details.flip summary").first.click()
         for side in ("base", "cand"):
             box = pg.locator(f".graph-{side} .graph-box")
             pg.wait_for_function(
