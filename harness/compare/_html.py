@@ -37,13 +37,18 @@ def _pts(x: float) -> str:
 def _test_row(name: str, t: PairedTest) -> str:
     cls = {"better": "up", "worse": "down"}.get(t.verdict, "")
     p_adj = f"{t.p_adjusted:.3g}" if t.adjusted else "–"
+    # data-label names each cell where a narrow page stacks the table into cards
     return (
-        f"<tr><td><code>{escape(name)}</code></td><td class='num'>{pct(t.base_rate)}</td>"
-        f"<td class='num'>{pct(t.cand_rate)}</td><td class='num'>{_pts(t.difference)} pts</td>"
-        f"<td class='num'>{escape(ci_label(t))} "
+        f"<tr><td><code>{escape(name)}</code></td>"
+        f"<td class='num' data-label='base'>{pct(t.base_rate)}</td>"
+        f"<td class='num' data-label='candidate'>{pct(t.cand_rate)}</td>"
+        f"<td class='num' data-label='difference'>{_pts(t.difference)} pts</td>"
+        f"<td class='num' data-label='interval'>{escape(ci_label(t))} "
         f"{escape(format_points_interval(t.low, t.high, unit=''))}</td>"
-        f"<td class='num'>{t.p_value:.3g}</td><td class='num'>{p_adj}</td>"
-        f"<td class='num'>{t.n}</td><td class='{cls}'><b>{escape(t.verdict_text)}</b></td></tr>"
+        f"<td class='num' data-label='p'>{t.p_value:.3g}</td>"
+        f"<td class='num' data-label='p (Holm)'>{p_adj}</td>"
+        f"<td class='num' data-label='cases'>{t.n}</td>"
+        f"<td class='verdict-cell {cls}'><b>{escape(t.verdict_text)}</b></td></tr>"
     )
 
 

@@ -26,54 +26,38 @@ __all__ = ["render_html"]
 
 
 def _chart(s: Summary) -> str:
+    """Pass rate per model as HTML bars with interval whiskers: the text stays at its own size
+    at any page width (a narrow page puts the label and figure above the bar)."""
     m = s.models.sort_values("rate", ascending=False, na_position="last")
-    label_w, bar_w, row_h = 220, 560, 28
-    height = row_h * len(m) + 40
     parts = [
-        f'<svg width="{label_w + bar_w + 200}" height="{height}" '
-        f'viewBox="0 0 {label_w + bar_w + 200} {height}" style="max-width:100%;height:auto" '
-        'role="img" aria-label="pass rate per model with 95% intervals">'
+        '<div class="bars" id="pass-chart" aria-label="pass rate per model with 95% intervals">'
     ]
-    for tick in range(0, 101, 20):
-        x = label_w + bar_w * tick / 100
-        parts.append(
-            f'<line x1="{x}" y1="4" x2="{x}" y2="{height - 22}" stroke="#d0d7de"/>'
-            f'<text x="{x}" y="{height - 6}" font-size="11" text-anchor="middle" '
-            f'fill="#57606a">{tick}%</text>'
-        )
-    for i, (model, r) in enumerate(m.iterrows()):
-        y = 8 + i * row_h
-        name = str(model)
-        short = name if len(name) <= 30 else name[:29] + "…"
-        parts.append(
-            f'<text x="{label_w - 8}" y="{y + 15}" font-size="12" text-anchor="end">'
-            f"<title>{escape(name)}</title>{escape(short)}</text>"
-        )
+    for model, r in m.iterrows():
+        name = escape(str(model))
+        label = f'<div class="bar-label"><code>{name}</code></div>'
         if r["counted"] == 0:
             parts.append(
-                f'<text x="{label_w + 4}" y="{y + 15}" font-size="12" fill="#57606a">'
-                "no counted results</text>"
+                f'<div class="bar-row">{label}<div class="bar-track"></div>'
+                '<div class="bar-value note">no counted results</div></div>'
             )
             continue
-        w = bar_w * float(r["rate"])
-        lo, hi = label_w + bar_w * float(r["low"]), label_w + bar_w * float(r["high"])
+        rate, lo, hi = (100 * float(r[x]) for x in ("rate", "low", "high"))
         shown = _rate(r, "passed", "counted")
         tip = (
-            f"{escape(name)}: {shown} ({count(r['passed'])}/{count(r['counted'])}), "
+            f"{name}: {shown} ({count(r['passed'])}/{count(r['counted'])}), "
             f"95% CI {interval(r['low'], r['high'])}"
         )
         parts.append(
-            f'<g><title>{tip}</title><rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="16" '
-            f'fill="#54aeff" rx="2"/>'
-            f'<line x1="{lo:.1f}" y1="{y + 11}" x2="{hi:.1f}" y2="{y + 11}" stroke="#1f2328" '
-            f'stroke-width="1.5"/><line x1="{lo:.1f}" y1="{y + 5}" x2="{lo:.1f}" y2="{y + 17}" '
-            f'stroke="#1f2328" stroke-width="1.5"/><line x1="{hi:.1f}" y1="{y + 5}" '
-            f'x2="{hi:.1f}" y2="{y + 17}" stroke="#1f2328" stroke-width="1.5"/>'
-            f'<text x="{label_w + bar_w + 10}" y="{y + 15}" font-size="12">{shown} '
-            f'<tspan fill="#57606a">[{interval(r["low"], r["high"])}] n={count(r["counted"])}'
-            "</tspan></text></g>"
+            f'<div class="bar-row" title="{tip}">{label}<div class="bar-track">'
+            f'<div class="bar" style="width:{rate:.1f}%"></div>'
+            f'<div class="whisker" style="left:{lo:.1f}%;width:{hi - lo:.1f}%"></div></div>'
+            f'<div class="bar-value"><b>{shown}</b> <span class="meta">'
+            f"[{interval(r['low'], r['high'])}] n={count(r['counted'])}</span></div></div>"
         )
-    parts.append("</svg>")
+    ticks = "".join(f'<span style="left:{t}%">{t}%</span>' for t in range(0, 101, 20))
+    parts.append(
+        f'<div class="bar-row bar-axis"><div></div><div class="bar-track">{ticks}</div></div></div>'
+    )
     return "".join(parts)
 
 

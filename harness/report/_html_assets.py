@@ -65,48 +65,165 @@ svg text{font-family:inherit}
 .diff{padding-left:18px;margin:4px 0}
 .flip{border:1px solid var(--line);border-radius:6px;padding:8px 12px;margin:10px 0}
 .up{color:var(--pass)}.down{color:var(--fail)}
+.viol li,.diff li,.note{overflow-wrap:anywhere}
+.graph-box{width:100%;max-width:100%}.graph-box svg{display:block}
+.model-block .graph-box{width:calc(100vw - 160px)}
+.graph-box.zoomable svg{border:1px solid var(--line);border-radius:4px;cursor:grab;touch-action:none}
+.graph-box svg.dragging{cursor:grabbing}
+.graph-tools{display:flex;gap:4px;align-items:center;margin:4px 0;flex-wrap:wrap}.graph-tools button{min-width:32px}
+.bars{margin:8px 0;max-width:1000px}
+.bar-row{display:grid;grid-template-columns:minmax(0,220px) minmax(0,560px) minmax(0,auto);grid-template-areas:"label track value";gap:2px 10px;align-items:center;font-size:12px;margin:4px 0}
+.bar-label{grid-area:label;text-align:right;overflow-wrap:anywhere}.bar-value{grid-area:value;white-space:nowrap}
+.bar-track{grid-area:track;position:relative;height:18px;background:repeating-linear-gradient(90deg,var(--line) 0 1px,transparent 1px 20%)}
+.bar{position:absolute;left:0;top:2px;bottom:2px;background:#54aeff;border-radius:2px}
+.whisker{position:absolute;top:3px;height:12px;border-left:1.5px solid #1f2328;border-right:1.5px solid #1f2328;
+background:linear-gradient(#1f2328,#1f2328) center/100% 1.5px no-repeat}
+.bar-axis .bar-track{background:none;height:14px}.bar-axis span{position:absolute;transform:translateX(-50%);font-size:11px;color:var(--muted)}
+.bar-axis span:first-child{transform:none}.bar-axis span:last-child{transform:translateX(-100%)}
+@media (max-width:600px){
+body{padding:10px}h1{font-size:19px}h1,h2,.meta,.headline,.verdict,.warn,p{overflow-wrap:anywhere}
+.controls input{width:100%}
+#cases tr.detail>td{padding:6px}
+#cases tr.detail .model-block{position:sticky;left:0;padding:6px 8px;max-width:calc(100vw - 36px)}
+.model-block .scroll{max-width:calc(100vw - 58px)}.model-block .graph-box{width:calc(100vw - 58px)}
+.bar-row{grid-template-columns:minmax(0,auto) minmax(0,1fr);grid-template-areas:"label value" "track track"}
+.bar-label{text-align:left}.bar-value{white-space:normal;text-align:right;overflow-wrap:anywhere}
+.side{grid-template-columns:minmax(0,1fr)}
+table#verdicts,table#verdicts tbody,table#verdicts tr,table#verdicts td{display:block}
+table#verdicts tr:first-child{display:none}
+table#verdicts tr{display:flex;flex-direction:column;border:1px solid var(--line);border-radius:6px;margin:0 0 8px;padding:4px 0}
+table#verdicts td{border:0;padding:1px 10px;text-align:left;white-space:normal}
+table#verdicts td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}
+table#verdicts td:first-child{order:-2;font-weight:600}table#verdicts td.verdict-cell{order:-1;font-size:15px}
+}
 """
 
 GRAPH_JS = r"""
+const GRAPH={W:150,H:34,GX:16,GY:40,WRAP_GY:18,DW:12,PAD:8,ZOOM_OVER:30,MAX_TASKS:80};
+/* The layered (Sugiyama) layout of a plan's dependency graph, top to bottom, at most `width` px wide.
+ 1. cycles: a depth-first search in task order; an edge to a task still on the stack is a back edge (a feedback-arc set),
+    left out of the layering and drawn against it; 2. layers: longest path from the roots over the other edges;
+ 3. an edge over several layers gets one dummy point per layer crossed; 4. order in each layer: barycenter sweeps
+    (down, then up), keeping the order with the fewest crossings; 5. a layer wider than `width` wraps onto more rows;
+ 6. x: each row packed in order, then pulled towards its neighbours' centres (down, up, down) without overlap, and
+    the drawing moved to the left of its box. */
+function graphLayout(plan,width){
+ const tasks=(plan&&plan.tasks)||[];const n=tasks.length;const ids=tasks.map(t=>String(t.id));const idx=new Map(ids.map((x,i)=>[x,i]));
+ const edges=[];const missing=[];
+ tasks.forEach((t,i)=>{const deps=(t.depends_on||[]).map(String);deps.forEach(d=>{if(idx.has(d))edges.push({from:idx.get(d),to:i,kind:'dep'});else missing.push([d,i]);});
+  const nd=t.needs;const origins=Array.isArray(nd)?nd.map(x=>x&&typeof x==='object'?String(x.task):null):(nd&&typeof nd==='object'?Object.values(nd).map(String):[]);
+  origins.forEach(d=>{if(d!==null&&idx.has(d)&&!deps.includes(d))edges.push({from:idx.get(d),to:i,kind:'need'});});});
+ const out=tasks.map(()=>[]);edges.forEach((e,k)=>out[e.from].push(k));
+ const state=new Array(n).fill(0);
+ for(let s=0;s<n;s++){if(state[s])continue;const stack=[[s,0]];state[s]=1;
+  while(stack.length){const top=stack[stack.length-1];const [v,p]=top;
+   if(p<out[v].length){top[1]++;const e=edges[out[v][p]];const w=e.to;
+    if(state[w]===1)e.back=true;else if(state[w]===0){state[w]=1;stack.push([w,0]);}}
+   else{state[v]=2;stack.pop();}}}
+ const fwd=edges.filter(e=>!e.back);const indeg=new Array(n).fill(0);const succ=tasks.map(()=>[]);
+ fwd.forEach(e=>{indeg[e.to]++;succ[e.from].push(e.to);});
+ const layer=new Array(n).fill(0);const queue=[];indeg.forEach((d,i)=>{if(!d)queue.push(i);});
+ for(let q=0;q<queue.length;q++){const v=queue[q];succ[v].forEach(w=>{layer[w]=Math.max(layer[w],layer[v]+1);if(!--indeg[w])queue.push(w);});}
+ const nl=n?Math.max(...layer)+1:0;
+ const vx=tasks.map((_,i)=>({i,layer:layer[i],w:0,up:[],down:[]}));
+ fwd.forEach(e=>{let a=e.from;e.via=[];for(let l=layer[e.from]+1;l<layer[e.to];l++){const d=vx.length;vx.push({i:-1,layer:l,w:0,up:[],down:[]});
+   vx[a].down.push(d);vx[d].up.push(a);e.via.push(d);a=d;}vx[a].down.push(e.to);vx[e.to].up.push(a);});
+ const layers=Array.from({length:nl},()=>[]);vx.forEach((v,k)=>layers[v.layer].push(k));
+ const pos=new Array(vx.length);const setPos=()=>layers.forEach(L=>L.forEach((k,r)=>{pos[k]=r;}));setPos();
+ const crossings=()=>{let c=0;for(let l=0;l+1<nl;l++){const seg=[];layers[l].forEach(k=>vx[k].down.forEach(d=>seg.push([pos[k],pos[d]])));
+  for(let a=0;a<seg.length;a++)for(let b=a+1;b<seg.length;b++)if((seg[a][0]-seg[b][0])*(seg[a][1]-seg[b][1])<0)c++;}return c;};
+ const sweep=(l,nb)=>{const bc=new Map(layers[l].map(k=>{const ns=vx[k][nb];return [k,ns.length?ns.reduce((s,x)=>s+pos[x],0)/ns.length:pos[k]];}));
+  layers[l].sort((a,b)=>bc.get(a)-bc.get(b)||pos[a]-pos[b]);layers[l].forEach((k,r)=>{pos[k]=r;});};
+ let best=crossings();let bestOrder=layers.map(L=>L.slice());
+ for(let it=0;it<8&&best>0;it++){if(it%2===0)for(let l=1;l<nl;l++)sweep(l,'up');else for(let l=nl-2;l>=0;l--)sweep(l,'down');
+  const c=crossings();if(c<best){best=c;bestOrder=layers.map(L=>L.slice());}}
+ bestOrder.forEach((L,l)=>{layers[l]=L;});setPos();
+ const avail=Math.max(120,width-2*GRAPH.PAD);let W=GRAPH.W;/* narrow the task boxes (down to 88 px) before a layer has to wrap */
+ layers.forEach(L=>{const r=L.filter(k=>vx[k].i>=0).length;if(r)W=Math.min(W,Math.floor((avail-(L.length-r)*GRAPH.DW-(L.length-1)*GRAPH.GX)/r));});
+ W=Math.max(88,Math.min(GRAPH.W,W));
+ vx.forEach(v=>{v.w=v.i>=0?W:GRAPH.DW;});
+ const backs=edges.filter(e=>e.back);const TOP=backs.length?30:8;const rows=[];
+ layers.forEach((L,l)=>{let row=[];let used=0;const push=()=>{row.layer=l;rows.push(row);};
+  L.forEach(k=>{const w=vx[k].w;if(row.length&&used+GRAPH.GX+w>avail){push();row=[];used=0;}used+=(row.length?GRAPH.GX:0)+w;row.push(k);});if(row.length)push();});
+ const x=new Array(vx.length);const y=new Array(vx.length);let rowY=TOP;/* the rows of one wrapped layer sit closer than layers */
+ rows.forEach((row,r)=>{if(r)rowY+=GRAPH.H+(row.layer===rows[r-1].layer?GRAPH.WRAP_GY:GRAPH.GY);
+  const tot=row.reduce((s,k)=>s+vx[k].w,0)+GRAPH.GX*(row.length-1);let at=GRAPH.PAD+(avail-tot)/2;
+  row.forEach(k=>{x[k]=at;y[k]=rowY;at+=vx[k].w+GRAPH.GX;});});
+ const cx=k=>x[k]+vx[k].w/2;
+ const pull=(row,nb)=>{const want=row.map(k=>{let ns=vx[k][nb];const real=ns.filter(z=>vx[z].i>=0);if(vx[k].i>=0&&real.length)ns=real;/* a task follows its tasks, not the edges passing by */
+  return ns.length?ns.reduce((s,z)=>s+cx(z),0)/ns.length-vx[k].w/2:x[k];});
+  for(let a=0;a<row.length;a++){const lo=a?x[row[a-1]]+vx[row[a-1]].w+GRAPH.GX:GRAPH.PAD;x[row[a]]=Math.max(lo,want[a]);}
+  for(let a=row.length-1;a>=0;a--){const hi=a+1<row.length?x[row[a+1]]-GRAPH.GX-vx[row[a]].w:GRAPH.PAD+avail-vx[row[a]].w;x[row[a]]=Math.min(x[row[a]],hi);}};
+ for(let r=1;r<rows.length;r++)pull(rows[r],'up');for(let r=rows.length-2;r>=0;r--)pull(rows[r],'down');for(let r=1;r<rows.length;r++)pull(rows[r],'up');
+ const left=Math.min(...x.filter(v=>v!==undefined));for(let k=0;k<x.length;k++)x[k]+=GRAPH.PAD-left;/* the drawing starts at the left of its box */
+ const H=GRAPH.H;const nodes=tasks.map((t,i)=>({id:ids[i],task:t,x:x[i],y:y[i],w:W,h:H}));
+ const drawn=fwd.map(e=>{const pts=[[cx(e.from),y[e.from]+H]];e.via.forEach(d=>{pts.push([cx(d),y[d]]);pts.push([cx(d),y[d]+H]);});pts.push([cx(e.to),y[e.to]]);
+  let d='M'+pts[0][0].toFixed(1)+','+pts[0][1];for(let p=1;p<pts.length;p++){const [ax,ay]=pts[p-1],[bx,by]=pts[p];
+   if(p%2===0&&e.via.length&&p<pts.length-1){d+=' L'+bx.toFixed(1)+','+by;continue;}const dy=Math.max(12,(by-ay)/2);
+   d+=' C'+ax.toFixed(1)+','+(ay+dy)+' '+bx.toFixed(1)+','+(by-dy)+' '+bx.toFixed(1)+','+by;}
+  return {from:e.from,to:e.to,kind:e.kind,back:false,d};});
+ const right=GRAPH.PAD+avail;
+ backs.forEach(e=>{const a=nodes[e.from],b=nodes[e.to];let d;
+  if(e.from===e.to){/* a task depending on itself: a loop over its top right corner */
+   d=`M${a.x+W-44},${a.y} C${a.x+W-48},${a.y-26} ${a.x+W-8},${a.y-26} ${a.x+W-12},${a.y}`;}
+  else{const side=Math.max(a.x,b.x)+W+40<=right+GRAPH.PAD?1:(Math.min(a.x,b.x)-40>=0?-1:1);
+   const sx=side>0?a.x+W:a.x,tx=side>0?b.x+W:b.x;const bend=side*(28+Math.min(60,Math.abs(a.y-b.y)/6));
+   const ex=side>0?Math.max(sx,tx):Math.min(sx,tx);
+   d=`M${sx},${a.y+H/2} C${ex+bend},${a.y+H/2} ${ex+bend},${b.y+H/2} ${tx+side*2},${b.y+H/2}`;}
+  drawn.push({from:e.from,to:e.to,kind:e.kind,back:true,d});});
+ const w=Math.max(...nodes.map(v=>v.x+W),0)+GRAPH.PAD;const h=rowY+H+10;
+ return {nodes,edges:drawn,missing,backs:backs.length,crossings:best,w:Math.max(w,right+GRAPH.PAD),h,W};}
 function planGraph(plan,marks){/* marks: {bad, warn, del, add, chg: Sets of task ids; badEdges, addEdges, delEdges: Sets of 'from>to'} */
- marks=marks||{};const S=k=>marks[k]||new Set();
- const tasks=(plan&&plan.tasks)||[];if(!tasks.length||tasks.length>80)return null;
- const ids=tasks.map(t=>String(t.id));const idx=new Map(ids.map((x,i)=>[x,i]));
- const edges=[];tasks.forEach((t,i)=>{(t.depends_on||[]).map(String).forEach(d=>{if(idx.has(d))edges.push([idx.get(d),i,'dep']);});
-  const n=t.needs;const origins=Array.isArray(n)?n.map(x=>x&&typeof x==='object'?String(x.task):null):(n&&typeof n==='object'?Object.values(n).map(String):[]);
-  origins.forEach(d=>{if(d!==null&&idx.has(d)&&!(t.depends_on||[]).map(String).includes(d))edges.push([idx.get(d),i,'need']);});});
- const layer=new Array(tasks.length).fill(0);
- for(let it=0;it<tasks.length;it++){let ch=false;edges.forEach(([j,i])=>{if(j!==i&&layer[i]<layer[j]+1&&layer[j]+1<tasks.length){layer[i]=layer[j]+1;ch=true;}});if(!ch)break;}
- const by={};layer.forEach((l,i)=>{(by[l]=by[l]||[]).push(i);});
- const W=150,H=34,GX=50,GY=16;const pos=[];let maxRow=0;
- const anyBack=edges.some(([j,i])=>layer[j]>=layer[i]);const TOP=anyBack?44:10;
- Object.keys(by).forEach(l=>{by[l].forEach((i,r)=>{pos[i]=[l*(W+GX)+10,r*(H+GY)+TOP];maxRow=Math.max(maxRow,r);});});
- const nl=Math.max(...layer)+1;const NS='http://www.w3.org/2000/svg';
- const svg=document.createElementNS(NS,'svg');svg.setAttribute('width',nl*(W+GX)+20);
- svg.setAttribute('height',(maxRow+1)*(H+GY)+TOP+10);svg.setAttribute('role','img');svg.setAttribute('class','plan-graph');
- svg.setAttribute('aria-label','dependency graph');
+ marks=marks||{};const tasks=(plan&&plan.tasks)||[];if(!tasks.length||tasks.length>GRAPH.MAX_TASKS)return null;
+ const box=document.createElement('div');box.className='graph-box';const zoom=tasks.length>GRAPH.ZOOM_OVER;
+ if(zoom){box.classList.add('zoomable');const bar=document.createElement('div');bar.className='graph-tools';
+  [['zoom-in','+','zoom in'],['zoom-out','\u2212','zoom out'],['fit','fit','show the whole graph'],['actual','1:1','actual size']].forEach(([k,t,title])=>{
+   const b=document.createElement('button');b.type='button';b.setAttribute('data-zoom',k);b.title=title;b.textContent=t;b.onclick=ev=>{ev.stopPropagation();const s=box.querySelector('svg');if(s&&s.planZoom)s.planZoom(k);};bar.appendChild(b);});
+  const hint=document.createElement('span');hint.className='meta';hint.textContent=' drag to pan, Ctrl + wheel to zoom';bar.appendChild(hint);box.appendChild(bar);}
+ let drawnAt=0;const draw=()=>{const width=box.clientWidth||Math.max(320,window.innerWidth-160);if(Math.abs(width-drawnAt)<1)return;drawnAt=width;
+  const old=box.querySelector('svg');if(old)old.remove();box.appendChild(drawPlanSvg(plan,marks,graphLayout(plan,width),zoom));};
+ draw();if(window.ResizeObserver)new ResizeObserver(draw).observe(box);
+ return box;}
+function drawPlanSvg(plan,marks,lay,zoom){const S=k=>marks[k]||new Set();const NS='http://www.w3.org/2000/svg';
+ const mkEl=(t,a)=>{const e=document.createElementNS(NS,t);for(const k in a)e.setAttribute(k,a[k]);return e;};
+ const svg=mkEl('svg',{class:'plan-graph',role:'img','aria-label':'dependency graph','data-tasks':String(lay.nodes.length),'data-crossings':String(lay.crossings)});
+ const viewH=zoom?Math.min(lay.h,Math.max(320,Math.round(window.innerHeight*0.7))):lay.h;
+ svg.setAttribute('width',lay.w);svg.setAttribute('height',viewH);svg.setAttribute('viewBox',`0 0 ${lay.w} ${viewH}`);
  const uid='m'+Math.random().toString(36).slice(2,8);
  const mk=(id,c)=>'<marker id="'+uid+id+'" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="'+c+'"/></marker>';
- const defs=document.createElementNS(NS,'defs');defs.innerHTML=mk('n','#8c959f')+mk('r','#cf222e')+mk('g','#1a7f37');svg.appendChild(defs);
- edges.forEach(([j,i,kind])=>{const back=layer[j]>=layer[i];const key=ids[j]+'>'+ids[i];
-  const bad=back||S('badEdges').has(key)||S('delEdges').has(key);const added=S('addEdges').has(key);
-  const ln=document.createElementNS(NS,'path');const [x1,y1]=[pos[j][0]+W,pos[j][1]+H/2];const [x2,y2]=[pos[i][0],pos[i][1]+H/2];
-  ln.setAttribute('d',back?`M${pos[j][0]+W/2},${pos[j][1]} C${pos[j][0]+W/2},${pos[j][1]-30} ${pos[i][0]+W/2},${pos[i][1]-30} ${pos[i][0]+W/2},${pos[i][1]}`:`M${x1},${y1} C${x1+25},${y1} ${x2-25},${y2} ${x2},${y2}`);
-  const col=bad?'#cf222e':(added?'#1a7f37':'#8c959f');ln.setAttribute('fill','none');ln.setAttribute('stroke',col);
-  ln.setAttribute('stroke-width',bad||added?'2':'1.2');ln.setAttribute('data-edge',key);if(S('delEdges').has(key))ln.setAttribute('class','removed-edge');else if(bad)ln.setAttribute('class','bad-edge');else if(added)ln.setAttribute('class','added-edge');
-  if(back||kind==='need')ln.setAttribute('stroke-dasharray','4 3');ln.setAttribute('marker-end','url(#'+uid+(bad?'r':(added?'g':'n'))+')');svg.appendChild(ln);});
- tasks.forEach((t,i)=>{const id=String(t.id);const g=document.createElementNS(NS,'g');const r=document.createElementNS(NS,'rect');
-  r.setAttribute('x',pos[i][0]);r.setAttribute('y',pos[i][1]);r.setAttribute('width',W);r.setAttribute('height',H);r.setAttribute('rx',5);
-  let fill='#ddf4ff',stroke='#54aeff',cls='task';
+ const defs=mkEl('defs',{});defs.innerHTML=mk('n','#8c959f')+mk('r','#cf222e')+mk('g','#1a7f37');svg.appendChild(defs);
+ const ids=lay.nodes.map(v=>v.id);
+ if(lay.backs){const g=mkEl('g',{class:'graph-legend'});g.appendChild(mkEl('path',{d:'M8,12 h28',stroke:'#cf222e','stroke-width':'2','stroke-dasharray':'5 3',fill:'none'}));
+  const t=mkEl('text',{x:42,y:16,'font-size':'12',fill:'#57606a'});t.textContent='back edge: closes a cycle';const ti=mkEl('title',{});ti.textContent='an edge drawn against the top-down order: the dependency that closes a cycle';g.appendChild(ti);g.appendChild(t);svg.appendChild(g);}
+ lay.edges.forEach(e=>{const key=ids[e.from]+'>'+ids[e.to];
+  const bad=e.back||S('badEdges').has(key)||S('delEdges').has(key);const added=S('addEdges').has(key);
+  const cls=[S('delEdges').has(key)?'removed-edge':(bad?'bad-edge':(added?'added-edge':'')),e.back?'back-edge':''].filter(Boolean).join(' ');
+  const p=mkEl('path',{d:e.d,fill:'none',stroke:bad?'#cf222e':(added?'#1a7f37':'#8c959f'),'stroke-width':bad||added?'2':'1.2','data-edge':key,
+   'marker-end':'url(#'+uid+(bad?'r':(added?'g':'n'))+')'});
+  if(cls)p.setAttribute('class',cls);if(e.back)p.setAttribute('stroke-dasharray','5 3');else if(e.kind==='need')p.setAttribute('stroke-dasharray','4 3');
+  const ti=mkEl('title',{});ti.textContent=(e.back?'back edge of a cycle: ':'')+ids[e.from]+' \u2192 '+ids[e.to]+(e.kind==='need'?' (needs)':'');p.appendChild(ti);svg.appendChild(p);});
+ const chars=Math.max(6,Math.floor((lay.W-14)/7));
+ lay.nodes.forEach(v=>{const id=v.id;const t=v.task;let fill='#ddf4ff',stroke='#54aeff',cls='task';
   if(S('del').has(id)){fill='#ffebe9';stroke='#cf222e';cls='task removed-task';}
   else if(S('bad').has(id)){fill='#ffebe9';stroke='#cf222e';cls='task bad-task';}else if(S('warn').has(id)){fill='#fff8c5';stroke='#9a6700';cls='task warn-task';}
   else if(S('add').has(id)){fill='#dafbe1';stroke='#1a7f37';cls='task added-task';}else if(S('chg').has(id)){fill='#fff8c5';stroke='#9a6700';cls='task changed-task';}
-  r.setAttribute('fill',fill);r.setAttribute('stroke',stroke);g.setAttribute('class',cls);g.setAttribute('data-task',id);g.appendChild(r);
-  const tx=document.createElementNS(NS,'text');tx.setAttribute('x',pos[i][0]+8);tx.setAttribute('y',pos[i][1]+21);
-  tx.setAttribute('font-size','12');tx.textContent=id.length>20?id.slice(0,19)+'…':id;
-  const ti=document.createElementNS(NS,'title');ti.textContent=id+(t.description?': '+t.description:'');g.appendChild(ti);
-  g.appendChild(tx);svg.appendChild(g);});
+  const g=mkEl('g',{class:cls,'data-task':id});g.appendChild(mkEl('rect',{x:v.x,y:v.y,width:v.w,height:v.h,rx:5,fill,stroke}));
+  const ti=mkEl('title',{});ti.textContent=id+(t.description?': '+t.description:'');g.appendChild(ti);
+  const tx=mkEl('text',{x:v.x+7,y:v.y+21,'font-size':'12'});tx.textContent=id.length>chars?id.slice(0,Math.ceil((chars-1)/2))+'\u2026'+id.slice(id.length-Math.floor((chars-1)/2)):id;g.appendChild(tx);svg.appendChild(g);});
+ if(zoom)panZoom(svg,lay,viewH);
  return svg;}
+function panZoom(svg,lay,viewH){let vb=[0,0,lay.w,viewH];
+ const set=()=>svg.setAttribute('viewBox',vb.map(x=>x.toFixed(1)).join(' '));
+ const zoomBy=(f,cx,cy)=>{const nw=Math.min(Math.max(lay.w,lay.h)*4,Math.max(40,vb[2]/f));const k=nw/vb[2];cx=cx===undefined?vb[0]+vb[2]/2:cx;cy=cy===undefined?vb[1]+vb[3]/2:cy;
+  vb=[cx-(cx-vb[0])*k,cy-(cy-vb[1])*k,vb[2]*k,vb[3]*k];set();};
+ const fit=()=>{const k=Math.max(1,lay.h/viewH);vb=[0,0,lay.w*k,viewH*k];set();};
+ const actual=()=>{vb=[0,0,lay.w,viewH];set();};
+ svg.planZoom=z=>{if(z==='zoom-in')zoomBy(1.25);else if(z==='zoom-out')zoomBy(0.8);else if(z==='fit')fit();else actual();};
+ const toUser=ev=>{const r=svg.getBoundingClientRect();return [vb[0]+(ev.clientX-r.left)*vb[2]/r.width,vb[1]+(ev.clientY-r.top)*vb[3]/r.height];};
+ svg.addEventListener('wheel',ev=>{if(!ev.ctrlKey)return;ev.preventDefault();const [cx,cy]=toUser(ev);zoomBy(ev.deltaY<0?1.15:1/1.15,cx,cy);},{passive:false});
+ let drag=null;svg.addEventListener('pointerdown',ev=>{drag=[ev.clientX,ev.clientY,vb[0],vb[1]];svg.setPointerCapture(ev.pointerId);svg.classList.add('dragging');});
+ svg.addEventListener('pointermove',ev=>{if(!drag)return;const r=svg.getBoundingClientRect();vb[0]=drag[2]-(ev.clientX-drag[0])*vb[2]/r.width;vb[1]=drag[3]-(ev.clientY-drag[1])*vb[3]/r.height;set();});
+ const end=()=>{drag=null;svg.classList.remove('dragging');};svg.addEventListener('pointerup',end);svg.addEventListener('pointercancel',end);}
 function violationMarks(plan,viol){const bad=new Set(),warn=new Set(),badEdges=new Set();const tasks=(plan&&plan.tasks)||[];
  (viol||[]).forEach(v=>{const w=v.severity==='warning';if(v.task!==undefined&&v.task!==null)(w?warn:bad).add(String(v.task));
   const m=/^\/tasks\/(\d+)\/(depends_on|needs)\/([^/]+)/.exec(v.path||'');if(m&&!w){const t=tasks[+m[1]];if(!t)return;

@@ -54,30 +54,43 @@ class Watched:
 
 
 @contextmanager
-def page(url: str) -> Iterator[Watched]:
-    """Open ``url`` (a file:// URL) in headless Chromium and yield the watched page."""
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for several pages (a module's tests share it: a launch takes
+    seconds on a busy machine)."""
     from playwright.sync_api import sync_playwright
 
-    own = url.split("#")[0]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=ARGS)
         try:
-            pg = browser.new_page(viewport={"width": 1300, "height": 900})
-            w = Watched(pg)
-            pg.on(
-                "console", lambda m: w.console_errors.append(m.text) if m.type == "error" else None
-            )
-            pg.on("pageerror", lambda e: w.console_errors.append(str(e)))
-
-            def route(r: Any) -> None:
-                if r.request.url.split("#")[0] == own:
-                    r.continue_()
-                else:
-                    w.outside_requests.append(r.request.url)
-                    r.abort()
-
-            pg.route("**/*", route)
-            pg.goto(url)
-            yield w
+            yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def page(url: str, width: int = 1300, height: int = 900, browser: Any = None) -> Iterator[Watched]:
+    """Open ``url`` (a file:// URL) in headless Chromium (``browser``, or one launched for
+    this page) with a ``width`` x ``height`` window and yield the watched page."""
+    if browser is None:
+        with chromium() as launched, page(url, width, height, launched) as w:
+            yield w
+        return
+    own = url.split("#")[0]
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        w = Watched(pg)
+        pg.on("console", lambda m: w.console_errors.append(m.text) if m.type == "error" else None)
+        pg.on("pageerror", lambda e: w.console_errors.append(str(e)))
+
+        def route(r: Any) -> None:
+            if r.request.url.split("#")[0] == own:
+                r.continue_()
+            else:
+                w.outside_requests.append(r.request.url)
+                r.abort()
+
+        pg.route("**/*", route)
+        pg.goto(url)
+        yield w
+    finally:
+        pg.close()
