@@ -68,5 +68,5 @@ def test_compare_page(tmp_path: Path) -> None:
         assert cand.locator('path.added-edge[data-edge="use>check"]').count() == 1
         assert cand.locator("g.bad-task").count() == 1  # the candidate's acyclic violation
         assert "task added: check" in flips.nth(0).inner_text()
-        pg.screenshot(path="/tmp/planeval-compare.png", full_page=True)
+        pg.screenshot(path=str(html.parent / "compare.png"), full_page=True)
         assert w.console_errors == [] and w.outside_requests == []

@@ -90,7 +90,7 @@ def test_report_page(report_url: str) -> None:
         assert w.console_errors == [] and w.outside_requests == []
 
 
-def test_deep_link_opens_the_exact_case_and_sample_in_view(report_url: str) -> None:
+def test_deep_link_opens_the_exact_case_and_sample_in_view(report_url: str, tmp_path: Path) -> None:
     """#case=c10 opens c10 (not c100, which contains it), at the linked sample, in view."""
     with page(report_url + "#case=c10&model=b&sample=1") as w:
         pg = w.page
@@ -99,7 +99,7 @@ def test_deep_link_opens_the_exact_case_and_sample_in_view(report_url: str) -> N
         assert view.get_attribute("data-sample") == "1" and "missing" in view.inner_text()
         box = pg.locator('.model-block[data-model="b"]').bounding_box()
         assert box is not None and 0 <= box["y"] < 900
-        pg.screenshot(path="/tmp/planeval-report.png", full_page=False)
+        pg.screenshot(path=str(tmp_path / "report.png"), full_page=False)
         assert w.console_errors == [] and w.outside_requests == []
 
 
