@@ -283,7 +283,7 @@ class LiveControls:
     ) -> float:
         if price is None:
             return 0.0
-        if body is None:  # a command planner: no usage, no cap; its estimate
+        if body is None:  # a command planner (never under --max-cost): its estimate
             return call_cost({"input": raw, "output": estimate_out}, price) or 0.0
         tokens_in, tokens_out = worst_case_tokens(body)
         rate_in = max(price.input, price.cache_write_input or 0.0)
