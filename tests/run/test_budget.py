@@ -337,6 +337,23 @@ class TestMaxCalls:
         data = json.loads((run.run_dir / "run.json").read_text())
         assert data["budget"]["max_calls"] == 5 and "--max-calls" in data["budget"]["stopped"]
 
+    def test_a_folder_stopped_by_the_budget_says_how_to_continue(
+        self, tmp_path: Path, server: FakePlannerServer
+    ) -> None:
+        """A folder of two suites stopped by --max-calls: each suite's gaps come with the line
+        that records them (the folder's), not "they belong to dataset models" (said because a
+        folder's line names no --model)."""
+        for name in ("one", "two"):
+            _suite(tmp_path, server, name=name, cases=2)
+        result = CliRunner().invoke(
+            app, ["run", str(tmp_path / "evals"), "--live", "--max-calls", "1"], env=KEY
+        )
+        assert result.exit_code == 3, result.stderr
+        assert "dataset models" not in result.stderr
+        lines = [x for x in result.stderr.splitlines() if x.startswith("re-record them with:")]
+        assert len(lines) == 2 and all(str(tmp_path / "evals") in x for x in lines), lines
+        assert all("--record-mode new_episodes" in x and "--max-calls 1" in x for x in lines)
+
     def test_batch_is_cut_to_the_call_budget(
         self, tmp_path: Path, server: FakePlannerServer
     ) -> None:
