@@ -339,16 +339,16 @@ def report_run(
             stderr, [f"{r.status}: {r.case} ({r.model}, sample {r.sample})" for r in pending]
         )
         command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
-        if selection is not None and "--model" in command:  # the command as given
+        gaps = dict.fromkeys(r.model for r in pending)
+        recordable = [
+            m for m in gaps if (spec := result.suite.model(m)) and spec.provider != "dataset"
+        ]
+        if selection is not None and recordable:  # the command as given
             one_file = len(selection.suites) == 1 and not Path(selection.suites[0]).is_dir()
-            gaps = dict.fromkeys(r.model for r in pending)
-            recordable = [
-                m for m in gaps if (spec := result.suite.model(m)) and spec.provider != "dataset"
-            ]  # narrowed to the models with gaps when one suite file was named
-            command = selection.continue_command(
+            command = selection.continue_command(  # narrowed to the models with gaps
                 models=recordable if one_file else None, record=True
-            )
-        if "--model" in command:
+            )  # (a folder's line has no --model: it names every suite's models)
+        if recordable:
             stderr.print(
                 f"re-record them with: {command}", highlight=False, markup=False, soft_wrap=True
             )

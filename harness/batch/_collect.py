@@ -139,6 +139,8 @@ def collect_batches(
         fresh = {entry["tag"] for entry in state["batches"]}
     else:
         fresh = set()  # intents of a killed run: their batch may exist already
+        if budget is not None:
+            tickets = _hold_resumed(suite, state, budget)
     taken = {e["batch_id"] for e in state["batches"] if e.get("batch_id")}
     for entry in state["batches"]:
         if entry.get("batch_id") is None:
@@ -159,6 +161,7 @@ def collect_batches(
         if not entry["recorded"]:
             answered = _finish(suite, entry, fixtures, env, poll_interval, say, sleep)
             entry["recorded"] = True
+            entry["usage"] = answered  # what a resume charges its budget for this batch
             _save(run_dir, state)
             for cid in entry["requests"]:
                 ticket = tickets.get((entry["model"], cid))
@@ -182,6 +185,33 @@ def collect_batches(
                 "send the gaps with --batch --record-mode new_episodes",
             )
     return failures
+
+
+def _hold_resumed(suite: Suite, state: dict[str, Any], budget: Any) -> dict[tuple[str, str], Any]:
+    """Charge the budget of a resuming process for the batches it picks up (they were sent,
+    and paid, under the same command): a recorded batch at the usage its answers reported (at
+    its worst case when an older batch.json did not keep it), every other request held at its
+    worst case until its answer settles it. Return the held requests' tickets."""
+    tickets: dict[tuple[str, str], Any] = {}
+    for entry in state["batches"]:
+        model = suite.model(entry["model"])
+        if model is None:
+            continue  # _finish names the model
+        provider = _provider(model)
+        usage = entry.get("usage")
+        for cid, (case_id, _sample) in entry["requests"].items():
+            case = suite.case(case_id)
+            if case is None:
+                continue
+            prompt = suite.render_prompt(case)
+            ticket = budget.hold(model, prompt, provider.request_body(model, prompt))
+            if not entry["recorded"]:
+                tickets[(model.id, cid)] = ticket
+            elif usage is None:  # recorded by an older planeval: its worst case
+                budget.settle(ticket, None, ok=True)
+            else:
+                budget.settle(ticket, usage.get(cid), ok=cid in usage)
+    return tickets
 
 
 def step(name: str) -> None:

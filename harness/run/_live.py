@@ -243,6 +243,25 @@ class LiveControls:
             self.stats.in_flight += 1
         return Ticket(model, raw, estimate_in, estimate_out, usd, worst)
 
+    def hold(self, model: ModelSpec, prompt: str, body: Mapping[str, Any]) -> Ticket:
+        """Reserve a call that was sent already (a request of a batch this process resumes) at
+        its worst case, never refused: its cost is committed, and calls admitted after it
+        must fit beside it. Settle it like an admitted call."""
+        raw = estimate_prompt_tokens(prompt)
+        with self._lock:
+            estimate_in, estimate_out = self._estimate(model, raw)
+        price = self.prices.get(model.id)
+        usd = call_cost({"input": estimate_in, "output": estimate_out}, price) or 0.0
+        worst = self._worst_cost(model, raw, estimate_out, body, price)
+        ledger = self.budget.ledger
+        with ledger.condition:
+            ledger.reserved += worst
+            ledger.started += 1
+            ledger.in_flight += 1
+            self.stats.started += 1
+            self.stats.in_flight += 1
+        return Ticket(model, raw, estimate_in, estimate_out, usd, worst)
+
     def readmit(self, ticket: Ticket) -> str | None:
         """Before a retry after an unknown outcome: reserve another worst case, or refuse."""
         ledger = self.budget.ledger
@@ -264,7 +283,7 @@ class LiveControls:
     ) -> float:
         if price is None:
             return 0.0
-        if body is None:  # a command planner: no usage, no cap; its estimate
+        if body is None:  # a command planner (never under --max-cost): its estimate
             return call_cost({"input": raw, "output": estimate_out}, price) or 0.0
         tokens_in, tokens_out = worst_case_tokens(body)
         rate_in = max(price.input, price.cache_write_input or 0.0)

@@ -462,6 +462,15 @@ def _check_budget(
         return
     if budget.max_cost < 0:
         raise InputError(f"--max-cost must be at least 0, got {budget.max_cost:g}")
+    commands = [m.id for m in chosen if m.provider == "command"]
+    if commands:  # no usage, no output cap: neither a worst case nor a bill to settle to
+        raise InputError(
+            "--max-cost cannot hold for command planners: planeval sees neither what they "
+            f"send to a model nor what they are billed; command model(s) "
+            f"{', '.join(map(repr, commands))}",
+            hint="leave them out with --model (run them in a command of their own, where "
+            "--max-calls caps their calls), or run without --max-cost",
+        )
     unpriced = [m for m in chosen if m.provider != "dataset" and costs.get(m.id) is None]
     if unpriced:
         names = ", ".join(f"{m.id!r} ({m.provider} {m.model or m.command})" for m in unpriced)

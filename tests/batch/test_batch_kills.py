@@ -22,16 +22,24 @@ CASES = 4
 KILLER = """
 import os, signal, sys
 import harness.batch._collect as collect
-target = int(os.environ["KILL_AT"])
+target = os.environ["KILL_AT"]
 seen = []
 def _kill(*_args):
     os.kill(os.getpid(), signal.SIGKILL)
-if target == 0:  # before batch.json exists
+if target == "wait-2":  # once the first batch is recorded, before waiting for the second
+    finish = collect._finish
+    def waiting(*args, **kwargs):
+        seen.append("wait")
+        if len(seen) == 2:
+            _kill()
+        return finish(*args, **kwargs)
+    collect._finish = waiting
+elif target == "0":  # before batch.json exists
     collect.batch_state = _kill
 else:
     def step(name):
         seen.append(name)
-        if len(seen) == target:
+        if len(seen) == int(target):
             _kill()
     collect.step = step
 from harness._cli.main import main
@@ -156,3 +164,78 @@ def test_record_mode_all_never_answers_from_an_older_recording(
     assert {r["status"] for r in rows} == {"missing"}
     assert all("not in this run's batches" in str(r["detail"]) for r in rows)
     assert json.loads((out / "run.json").read_text())["record_mode"] == "all"
+
+
+BUDGET_CASES = 4
+BUDGET_PRICES = {"gpt-fake": (1.0, 100.0)}  # USD per million: output dominates the bill
+
+
+@pytest.mark.parametrize("kill_at", ["7", "wait-2"], ids=["both-batches-saved", "one-recorded"])
+def test_a_resumed_batch_counts_against_the_budget(
+    tmp_path: Path, server: FakePlannerServer, kill_at: str
+) -> None:
+    """A folder of two suites under one --max-cost with room for 5.5 worst-case calls; the
+    first suite's two models send batches of 2; the run is killed once both are sent (or once
+    the first is recorded), then run again: the resuming process counts them (a pending batch
+    held at its worst case until answered, a recorded one at its usage), so the second
+    suite's batch gets 1 request, the server's bill stays under the budget and run.json's
+    `spent` is that bill. It used to count nothing: the second suite got 4 and the bill was
+    8 calls."""
+    from harness.providers import http_provider
+    from harness.run._live import worst_case_tokens
+    from harness.suite import load_suite
+
+    server.usage(reasoning_tokens=1000, whole_request=True)  # every answer bills max_tokens
+    (tmp_path / "prices.yaml").write_text(
+        "models:\n  - {provider: openai, model: gpt-fake, input: 1, output: 100,"
+        " source: handwritten}\n",
+        encoding="utf-8",
+    )
+    models = [
+        {
+            "id": name,
+            "provider": "openai",
+            "model": "gpt-fake",
+            "base_url": server.openai_base_url,
+            "params": {"max_tokens": 400},
+        }
+        for name in ("gpt", "gpt-b")
+    ]
+    for name, count in (("one", 2), ("two", BUDGET_CASES)):
+        cases = [{"id": f"c{i}", "goal": f"Refund order {i}"} for i in range(count)]
+        path = make_project(
+            tmp_path,
+            suite=name,
+            models=models if name == "one" else models[:1],
+            cases=cases,
+            extra={"prices": "../prices.yaml"},
+        )
+    suite = load_suite(path)
+    provider = http_provider("openai")
+    assert provider is not None
+    body = provider.request_body(suite.models[0], suite.render_prompt(suite.cases[0]))
+    tokens_in, tokens_out = worst_case_tokens(body)
+    assert tokens_out == 400
+    cap = 5.5 * (tokens_in * 1.0 + tokens_out * 100.0) / 1e6
+    out = tmp_path / "run"
+    (tmp_path / "killer.py").write_text(KILLER)
+    args = ["run", str(tmp_path / "evals"), "--live", "--batch", "--batch-poll", "0.01"]
+    args += ["--max-cost", f"{cap:.10f}", "--out", str(out)]
+    killed = subprocess.run(
+        [sys.executable, str(tmp_path / "killer.py"), *args],
+        env={**os.environ, **KEYS, "KILL_AT": kill_at},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert killed.returncode == -9, killed.stderr
+    code, err = _run(*args[1:])
+    assert code == 3, err  # the budget left the second suite's other samples missing
+    book = server.batch_api
+    assert sorted(len(b.requests) for b in book.batches.values()) == [1, 2, 2]
+    billed = server.billed_usd(BUDGET_PRICES)
+    assert server.billed_calls == 5
+    assert billed <= cap
+    budget = json.loads((out / "two" / "run.json").read_text())["budget"]
+    assert budget["spent"] == pytest.approx(billed)
+    assert "--max-cost" in str(budget["stopped"])

@@ -9,6 +9,7 @@ same. ``server.billed_usd`` is that bill.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -130,6 +131,57 @@ class TestMaxCost:
         assert budget["spent"] == pytest.approx(server.billed_usd(PRICES))
         missing = [r for r in run.rows if r.status == "missing"]
         assert len(missing) == CASES - 4 and all(r.detail == budget["stopped"] for r in missing)
+
+    def test_refuses_command_planners(self, tmp_path: Path, server: FakePlannerServer) -> None:
+        """A command planner reports no usage and has no output cap, so --max-cost cannot
+        hold for it: refused before any call (exit 2, naming it and what to do), even with a
+        price; the HTTP model alone runs under the budget, and the command planner runs under
+        --max-calls. It used to be admitted at a prompt-length estimate and charged that."""
+        path = _suite(tmp_path, server, cases=2)
+        marker = tmp_path / "called"
+        planner = tmp_path / "planner.py"
+        planner.write_text(
+            "import pathlib, sys\n"
+            f"pathlib.Path({str(marker)!r}).touch()\n"
+            "sys.stdin.read()\n"
+            'print(\'{"tasks": [{"id": "a", "description": "Act"}]}\')\n',
+            encoding="utf-8",
+        )
+        suite = path.read_text(encoding="utf-8").replace(
+            "models:\n",
+            "models:\n- id: script\n  provider: command\n  model: script\n"
+            f"  command: {sys.executable} {planner}\n",
+            1,
+        )
+        path.write_text(suite, encoding="utf-8")
+        (tmp_path / "prices.yaml").write_text(
+            (tmp_path / "prices.yaml").read_text(encoding="utf-8")
+            + "  - {provider: command, model: script, input: 1000, output: 4000,"
+            " source: handwritten}\n",
+            encoding="utf-8",
+        )
+        runner = CliRunner()
+        out = tmp_path / "refused"
+        refused = runner.invoke(
+            app, ["run", str(path), "--live", "--max-cost", "100", "--out", str(out)], env=KEY
+        )
+        assert refused.exit_code == 2, refused.stderr
+        assert "--max-cost cannot hold for command planners" in refused.stderr
+        assert "'script'" in refused.stderr and "--model" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert not server.requests and not marker.exists() and not out.exists()
+        http_only = runner.invoke(
+            app,
+            ["run", str(path), "--live", "--max-cost", "100", "--model", "m"],
+            env=KEY,
+        )
+        assert http_only.exit_code == 0, http_only.stderr
+        assert len(server.requests) == 2 and not marker.exists()
+        counted = runner.invoke(
+            app, ["run", str(path), "--live", "--max-calls", "1", "--model", "script"], env=KEY
+        )
+        assert counted.exit_code == 3, counted.stderr  # one call made, one left missing
+        assert marker.exists()
 
     def test_needs_a_price(self, tmp_path: Path, server: FakePlannerServer) -> None:
         """--max-cost with a model without a price is refused before any call (exit 2)."""
@@ -284,6 +336,23 @@ class TestMaxCalls:
         assert sum(r.status == "pass" for r in run.rows) == 5
         data = json.loads((run.run_dir / "run.json").read_text())
         assert data["budget"]["max_calls"] == 5 and "--max-calls" in data["budget"]["stopped"]
+
+    def test_a_folder_stopped_by_the_budget_says_how_to_continue(
+        self, tmp_path: Path, server: FakePlannerServer
+    ) -> None:
+        """A folder of two suites stopped by --max-calls: each suite's gaps come with the line
+        that records them (the folder's), not "they belong to dataset models" (said because a
+        folder's line names no --model)."""
+        for name in ("one", "two"):
+            _suite(tmp_path, server, name=name, cases=2)
+        result = CliRunner().invoke(
+            app, ["run", str(tmp_path / "evals"), "--live", "--max-calls", "1"], env=KEY
+        )
+        assert result.exit_code == 3, result.stderr
+        assert "dataset models" not in result.stderr
+        lines = [x for x in result.stderr.splitlines() if x.startswith("re-record them with:")]
+        assert len(lines) == 2 and all(str(tmp_path / "evals") in x for x in lines), lines
+        assert all("--record-mode new_episodes" in x and "--max-calls 1" in x for x in lines)
 
     def test_batch_is_cut_to_the_call_budget(
         self, tmp_path: Path, server: FakePlannerServer
