@@ -15,9 +15,12 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness.plan._arguments import arguments_to_json, split_references
+from harness.plan._model import carried_keys
 
 __all__ = ["hugginggpt_to_dict", "looks_like_hugginggpt"]
 
+_KEYS = frozenset({"task", "id", "dep", "args"})
+"""The task keys HuggingGPT defines; any other is carried and reported by ``schema``."""
 _GENERATED = re.compile(r"<GENERATED>-(\d+)|<GENERATED-(\d+)>")
 
 
@@ -63,6 +66,7 @@ def hugginggpt_to_dict(value: Any, *, source: str) -> dict[str, Any]:
         arguments = _arguments(item.get("args"))
         if arguments:
             task["arguments"] = arguments
+        task.update(carried_keys(item, _KEYS, "hugginggpt"))
         tasks.append(task)
     return {"tasks": tasks}
 

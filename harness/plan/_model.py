@@ -102,6 +102,23 @@ DEPENDENCY_KEYS: tuple[str, ...] = (
 published). Read as dependencies after ``depends_on``, in this order; the ``schema`` check
 states the reading as a warning. A value is a list of task ids (strings or integers), or one
 id; ``-1`` means "none" (HuggingGPT's convention) and is skipped."""
+
+
+def carried_keys(item: Mapping[str, Any], known: frozenset[str], fmt: str) -> dict[str, Any]:
+    """The keys of a source task that its format does not define, to carry into the canonical
+    task so that ``schema`` reports each one (nothing a plan says is dropped silently).
+
+    A key whose name means something in the canonical format (a canonical task key or a
+    ``DEPENDENCY_KEYS`` spelling) is carried as ``<fmt>:<key>``: the source format's own
+    reader ignores it, so planeval must not read it as a dependency or an input either.
+    """
+    return {
+        (f"{fmt}:{key}" if key in TASK_KEYS or key in DEPENDENCY_KEYS else key): value
+        for key, value in item.items()
+        if key not in known
+    }
+
+
 _DEPENDENCY_KEY_SET = frozenset(DEPENDENCY_KEYS)
 _KNOWN_PLAN_KEYS = frozenset({"plan_id", "goal", "tasks"})
 

@@ -30,9 +30,12 @@ from typing import Any, NamedTuple
 from harness._errors import PlanLoadError
 from harness.plan._arguments import arguments_to_json, split_references
 from harness.plan._links import resolve_links
+from harness.plan._model import carried_keys
 
-__all__ = ["taskbench_to_dict"]
+__all__ = ["NODE_KEYS", "taskbench_to_dict"]
 
+NODE_KEYS = frozenset({"task", "arguments"})
+"""The node keys TaskBench defines; any other is carried and reported by ``schema``."""
 _INDEX_CITATION = re.compile(r"<(?:output[-_ ]of[-_ ])?node[-_ ]?(\d+)>")
 _NAME_CITATION = re.compile(r"<(?:output[-_ ]of[-_ ](?:node[-_ ])?|node[-_ ])([^<>]+?)>")
 
@@ -96,6 +99,7 @@ def taskbench_to_dict(value: dict[str, Any], *, source: str) -> dict[str, Any]:
         }
         if arguments:
             task["arguments"] = arguments_to_json(arguments)
+        task.update(carried_keys(node, NODE_KEYS, "taskbench"))
         tasks.append(task)
     links, unresolved = _links(record.get("task_links"), where, cited, fixed)
     for producer, consumer in links:

@@ -57,7 +57,10 @@ def answer_from_body(body: Any) -> Answer:
     """The answer inside an OpenAI chat completion or an Anthropic message body.
 
     Structured answers (a tool call, Anthropic ``tool_use``) become their JSON text, so that
-    replay and live runs parse exactly the same string.
+    replay and live runs parse exactly the same string. One call gives its arguments (a plan
+    delivered through a tool); several calls in one answer are parallel calls, each a task:
+    they give the whole OpenAI ``tool_calls`` array or the Anthropic ``tool_use`` blocks, which
+    the ``openai_tool_calls`` / ``anthropic_tool_use`` readers read call by call.
 
     Raises:
         ValueError: the body is neither shape.
@@ -75,11 +78,12 @@ def _from_chat_completion(body: dict[str, Any]) -> Answer:
     if not body["choices"]:
         raise ValueError("the chat completion has no choices")
     message = body["choices"][0].get("message") or {}
+    calls = message.get("tool_calls") or []
+    if isinstance(calls, list) and len(calls) > 1:
+        return Answer(text=json.dumps(calls, ensure_ascii=False), tokens=usage_from_body(body))
     text = message.get("content")
-    if not text:
-        calls = message.get("tool_calls") or []
-        if calls and isinstance(calls[0], dict):
-            text = (calls[0].get("function") or {}).get("arguments")
+    if not text and calls and isinstance(calls[0], dict):
+        text = (calls[0].get("function") or {}).get("arguments")
     if not text:
         text = message.get("refusal") or ""
     return Answer(text=str(text), tokens=usage_from_body(body))
@@ -87,9 +91,11 @@ def _from_chat_completion(body: dict[str, Any]) -> Answer:
 
 def _from_anthropic_message(body: dict[str, Any]) -> Answer:
     blocks = [b for b in body["content"] if isinstance(b, dict)]
-    tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
-    if tool is not None:
-        text = json.dumps(tool.get("input"), ensure_ascii=False)
+    tools = [b for b in blocks if b.get("type") == "tool_use"]
+    if len(tools) > 1:
+        text = json.dumps(tools, ensure_ascii=False)
+    elif tools:
+        text = json.dumps(tools[0].get("input"), ensure_ascii=False)
     else:
         text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
     return Answer(text=text, tokens=usage_from_body(body))

@@ -128,6 +128,7 @@ class _State:
     rejected: int = 0
     served: int = 0
     answers: list[tuple[str | None, str]] = field(default_factory=list)
+    bodies: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
     faults: list[_Fault] = field(default_factory=list)
     requests: list[ReceivedRequest] = field(default_factory=list)
     in_flight: int = 0
@@ -222,6 +223,14 @@ class FakePlannerServer:
         with self._state.lock:
             self._state.answers.insert(0, (when, text))
 
+    def answer_body(self, body: dict[str, Any], *, when: str | None = None) -> None:
+        """Answer the whole response ``body`` as it is (a recorded chat completion or Anthropic
+        message, e.g. one with parallel tool calls) to prompts containing ``when`` (every
+        prompt when None). Whole bodies are tried before ``answer`` texts; later rules first.
+        """
+        with self._state.lock:
+            self._state.bodies.insert(0, (when, body))
+
     def fail(
         self,
         kind: FaultKind,
@@ -314,6 +323,7 @@ class FakePlannerServer:
         """Forget scripted answers, faults, limits, usage settings and received requests."""
         with self._state.lock:
             self._state.answers.clear()
+            self._state.bodies.clear()
             self._state.faults.clear()
             self._state.requests.clear()
             self._state.max_in_flight = 0
@@ -441,12 +451,14 @@ class _Handler(BaseHTTPRequestHandler):
             )
             fault: _Fault | None = None
             text: str | None = None
+            recorded: dict[str, Any] | None = None
             wait = state.limit.try_take(time.monotonic()) if state.limit is not None else None
             if wait is not None:
                 state.rejected += 1
             else:
                 fault = _take_fault(state, prompt)
                 text = next((t for w, t in state.answers if w is None or w in prompt), None)
+                recorded = next((b for w, b in state.bodies if w is None or w in prompt), None)
         if wait is not None:
             after = str(max(1, math.ceil(wait)))
             body_429 = {"error": {"message": "rate limit exceeded", "type": "rate_limit"}}
@@ -462,6 +474,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._trickle(_reply(state, flavour, body, answer), fault.delay)
                 return
             if fault is not None and self._fault(fault):
+                return
+            if recorded is not None:
+                self._send(200, recorded)
+                with state.lock:
+                    state.served += 1
                 return
             if text is None:
                 text = state.planner(prompt)

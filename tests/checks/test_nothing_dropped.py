@@ -7,6 +7,7 @@ Plans here are hand-written (provenance: handwritten) after the shapes real plan
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,98 @@ class TestUnknownKeys:
     def test_known_keys_only_gives_no_warning(self) -> None:
         plan = {"tasks": [{"id": "a", "description": "x", "capabilities": ["s"]}]}
         assert check_plan(load_plan(plan)).violations == ()
+
+
+class TestAdapterUnknownKeys:
+    """HuggingGPT and TaskBench tasks: a key the format does not define is carried into the
+    canonical task and reported with its pointer, never read as anything."""
+
+    def _schema(self, plan: object) -> list[tuple[str, str]]:
+        report = check_plan(plan)  # type: ignore[arg-type]
+        return [(v.path, v.severity) for v in report.violations if v.check == "schema"]
+
+    def test_a_hugginggpt_task_key_is_reported(self) -> None:
+        plan = load_plan(
+            json.dumps(
+                [
+                    {"task": "image-to-text", "id": 0, "dep": [-1], "args": {}, "reason": "x"},
+                    {"task": "text-to-speech", "id": 1, "dep": [0], "args": {}},
+                ]
+            )
+        )
+        report = check_plan(plan)
+        assert report.ok
+        assert self._schema(plan) == [("/tasks/0/reason", "warning")]
+        [warning] = report.warnings
+        assert "'reason'" in warning.message and '"x"' in warning.message
+
+    def test_a_taskbench_node_key_is_reported_in_a_file_too(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The JSON Lines fast lane hands such a record to the general reader, which carries
+        the key: the file's line and the record read alone say the same."""
+        record = {
+            "id": "r1",
+            "task_nodes": [
+                {"task": "Image Captioning", "arguments": ["a.jpg"], "output": "caption"}
+            ],
+            "task_links": [],
+        }
+        assert self._schema(load_plan(record)) == [("/tasks/0/output", "warning")]
+        path = tmp_path / "data.jsonl"
+        path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        result = run_cli(capsys, "check", str(path), "--format", "json")
+        assert result.code == 0
+        assert "/tasks/0/output" in result.out
+
+    @pytest.mark.parametrize("key", ["depends_on", "needs", "dependencies", "prev"])
+    def test_a_key_with_a_canonical_meaning_is_carried_under_the_format_name(
+        self, key: str
+    ) -> None:
+        """HuggingGPT's reader ignores such a key, so planeval must not read it as a
+        dependency: the task depends on nothing, and the key is reported."""
+        plan = load_plan(json.dumps([{"task": "a", "id": 0, "dep": [-1], "args": {}, key: ["9"]}]))
+        assert plan.tasks[0].depends_on == () and plan.tasks[0].needs == ()
+        assert self._schema(plan) == [(f"/tasks/0/hugginggpt:{key}", "warning")]
+        assert check_plan(plan).ok
+
+    def test_published_data_keeps_its_verdicts(self, shared_data: Path) -> None:
+        """TaskBench gold, predictions and HuggingGPT answers: one gold node carries a key
+        TaskBench does not define (``output``), which is now reported; every verdict stays."""
+        from harness.checks import check_files
+
+        files = [
+            f
+            for d in ("taskbench", "hugginggpt")
+            for f in sorted((shared_data / d).rglob("*"))
+            if f.is_file()
+            and f.suffix in (".json", ".jsonl", ".txt")
+            and "tool_desc" not in f.name
+            and "user_requests" not in f.name
+        ]
+        reports = [r.report for r in check_files(files) if r.report is not None]
+        assert len(reports) >= 90
+        for report in reports:
+            assert report is not None
+            # the same plan with the carried keys dropped, as it was read before
+            bare = replace(
+                report.plan,
+                document=None,
+                tasks=tuple(replace(t, extra={}) for t in report.plan.tasks),
+            )
+            before = check_plan(bare)
+            assert report.ok == before.ok
+            assert {c: o for c, o in report.outcomes.items() if c != "schema"} == {
+                c: o for c, o in before.outcomes.items() if c != "schema"
+            }
+        carried = [
+            (v.path, v.severity)
+            for r in reports
+            if r is not None
+            for v in r.violations
+            if v.check == "schema"
+        ]
+        assert carried == [("/tasks/0/output", "warning")]
 
 
 class TestEmptyPlan:

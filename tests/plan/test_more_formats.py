@@ -3,17 +3,14 @@ and Anthropic tool_use.
 
 The examples in the classes below are hand-written (provenance: handwritten) after each
 format's published documentation and examples (docs/formats.md names them, with the pinned
-commits). The last class reads published files in place when a checkout of the upstream
-repository is named by an environment variable (``PLANEVAL_REWOO_REPO``,
-``PLANEVAL_METAGPT_REPO``), judging each against an oracle that transcribes the upstream
-parser, and reads ``../shared/data/plans-in-the-wild/formats-not-read``.
+commits). The oracles below transcribe the upstream parsers; tests/plan/test_published_plans.py
+judges the committed published plans (tests/data/published) with them. The last class reads
+``../shared/data/plans-in-the-wild/formats-not-read``.
 """
 
 from __future__ import annotations
 
-import ast
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -423,18 +420,6 @@ def rewoo_oracle(text: str) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
-def _rewoo_plans(repo: Path) -> list[str]:
-    source = (repo / "prompts" / "fewshots.py").read_text(encoding="utf-8")
-    plans = []
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
-            text = node.value.value
-            if isinstance(text, str) and "#E1 =" in text:
-                blocks = re.split(r"\n\s*\n", text)
-                plans += [b for b in blocks if "#E1 =" in b]
-    return plans
-
-
 def metagpt_oracle(text: str) -> list[dict[str, Any]]:
     """MetaGPT's CodeParser.parse_code then json.loads (metagpt/utils/common.py)."""
     match = re.search(r"```.*?\s+(.*?)\n```", text, re.DOTALL)
@@ -443,43 +428,7 @@ def metagpt_oracle(text: str) -> list[dict[str, Any]]:
     return parsed
 
 
-def _repo(variable: str) -> Path:
-    named = os.environ.get(variable)
-    if not named:
-        pytest.skip(f"{variable} names no checkout of the upstream repository")
-    return Path(named)
-
-
 class TestPublishedFiles:
-    def test_rewoo_few_shot_plans(self) -> None:
-        """Every ReWOO few-shot plan: planeval's steps and dependencies equal PWS's."""
-        plans = _rewoo_plans(_repo("PLANEVAL_REWOO_REPO"))
-        assert len(plans) >= 10
-        for text in plans:
-            oracle = rewoo_oracle(text)
-            plan = load_plan(text, format="rewoo")
-            assert [f"#{i}" for i in plan.task_ids] == list(oracle)
-            for task in plan.tasks:
-                assert task.depends_on == tuple(v[1:] for v in oracle[f"#{task.id}"][1])
-            assert check_plan(plan).ok
-
-    def test_metagpt_cached_plans(self) -> None:
-        """MetaGPT's cached planner answers (tests/data/rsp_cache.json)."""
-        cache = _repo("PLANEVAL_METAGPT_REPO") / "tests" / "data" / "rsp_cache.json"
-        answers = [
-            v
-            for v in json.loads(cache.read_text(encoding="utf-8")).values()
-            if isinstance(v, str) and '"task_id"' in v and '"instruction"' in v
-        ]
-        assert len(answers) >= 5
-        for text in answers:
-            oracle = metagpt_oracle(text)
-            plan = load_plan(text)
-            assert plan.task_ids == tuple(t["task_id"] for t in oracle)
-            for task, item in zip(plan.tasks, oracle, strict=True):
-                assert list(task.depends_on) == item.get("dependent_task_ids", [])
-            assert check_plan(plan).ok
-
     @pytest.mark.parametrize(
         ("name", "tasks", "ok"),
         [

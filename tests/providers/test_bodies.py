@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.plan import load_plan
 from harness.providers import (
     PLAN_TOOL,
     AnthropicProvider,
@@ -19,6 +21,9 @@ from harness.providers import (
 from harness.suite import ModelSpec
 
 GPT = ModelSpec(id="gpt", provider="openai", model="gpt-4o-mini", params={"temperature": 0.7})
+PUBLISHED = Path(__file__).parent.parent / "data" / "published"
+OPENAI_PARALLEL = "pydantic-ai__test_dbos_test_dbos_agent_with_hitl_tool__0.json"
+ANTHROPIC_PARALLEL = "pydantic-ai__test_anthropic_test_multiple_parallel_tool_calls__0.json"
 CLAUDE = ModelSpec(id="claude", provider="anthropic", model="claude-x", params={"max_tokens": 900})
 
 
@@ -78,6 +83,28 @@ class TestAnswerFromBody:
             ]
         }
         assert answer_from_body(body).text == '{"tasks": [1]}'
+
+    def test_parallel_tool_calls_keep_every_call(self) -> None:
+        """Several tool calls in one answer give the whole tool_calls array (a published
+        answer: two calls, provenance published), which openai_tool_calls reads call by call;
+        only the first call's arguments were kept before."""
+        body = json.loads((PUBLISHED / "openai_tool_calls" / OPENAI_PARALLEL).read_text())
+        answer = answer_from_body(body)
+        assert json.loads(answer.text) == body["choices"][0]["message"]["tool_calls"]
+        plan = load_plan(answer.text)
+        assert plan.task_ids == tuple(c["id"] for c in body["choices"][0]["message"]["tool_calls"])
+        assert [t.capabilities for t in plan.tasks] == [("delete_file",), ("create_file",)]
+
+    def test_parallel_tool_use_blocks_keep_every_block(self) -> None:
+        """Several tool_use blocks give the blocks (published: four calls); the text block,
+        the model's prose, is left out."""
+        body = json.loads((PUBLISHED / "anthropic_tool_use" / ANTHROPIC_PARALLEL).read_text())
+        blocks = [b for b in body["content"] if b["type"] == "tool_use"]
+        answer = answer_from_body(body)
+        assert json.loads(answer.text) == blocks
+        plan = load_plan(answer.text)
+        assert plan.task_ids == tuple(b["id"] for b in blocks)
+        assert [dict(t.arguments) for t in plan.tasks] == [b["input"] for b in blocks]
 
     def test_anthropic_tool_use(self) -> None:
         """An Anthropic tool_use input becomes its JSON text."""

@@ -214,3 +214,68 @@ def test_compressed_answers_are_stored_readable(tmp_path: Path) -> None:
     replay = run_suite(suite, models=["gpt"], samples=1)
     assert [r.status for r in replay.rows] == [r.status for r in live.rows]
     assert replay.rows[0].status == "pass"
+
+
+def test_parallel_tool_calls_are_recorded_and_replayed_whole(tmp_path: Path) -> None:
+    """A recorded answer with parallel calls (published bodies: OpenAI two calls, Anthropic
+    four tool_use blocks) served by the fake server: the live row and the replayed row both
+    hold every call as a task (only the first call's arguments were kept before)."""
+    published = Path(__file__).parent.parent / "data" / "published"
+    openai_body = json.loads(
+        (
+            published
+            / "openai_tool_calls"
+            / "pydantic-ai__test_dbos_test_dbos_agent_with_hitl_tool__0.json"
+        ).read_text(encoding="utf-8")
+    )
+    anthropic_body = json.loads(
+        (
+            published
+            / "anthropic_tool_use"
+            / "pydantic-ai__test_anthropic_test_multiple_parallel_tool_calls__0.json"
+        ).read_text(encoding="utf-8")
+    )
+    server = FakePlannerServer().start()
+    suite_path = make_project(
+        tmp_path,
+        models=[
+            {
+                "id": "gpt",
+                "provider": "openai",
+                "model": "gpt-4o",
+                "base_url": server.openai_base_url,
+            },
+            {
+                "id": "claude",
+                "provider": "anthropic",
+                "model": "claude-haiku-4-5",
+                "base_url": server.anthropic_base_url,
+            },
+        ],
+        cases=[{"id": "family", "goal": "Who is the youngest?"}],
+    )
+    server.answer_body(openai_body)
+    live_gpt = run_suite(
+        load_suite(suite_path), models=["gpt"], record_mode="all", env=ENV, retry=NO_WAIT
+    )
+    server.reset()
+    server.answer_body(anthropic_body)
+    live_claude = run_suite(
+        load_suite(suite_path), models=["claude"], record_mode="all", env=ENV, retry=NO_WAIT
+    )
+    server.stop()
+    live = {r.model: r for r in [*live_gpt.rows, *live_claude.rows]}
+    assert live["gpt"].plan is not None and live["claude"].plan is not None
+    assert [t["id"] for t in live["gpt"].plan["tasks"]] == [
+        c["id"] for c in openai_body["choices"][0]["message"]["tool_calls"]
+    ]
+    assert [t["id"] for t in live["claude"].plan["tasks"]] == [
+        b["id"] for b in anthropic_body["content"] if b["type"] == "tool_use"
+    ]
+    assert (live["gpt"].task_count, live["claude"].task_count) == (2, 4)
+    assert all(r.status == "pass" and r.checks["isolated_task"] == "warn" for r in live.values())
+
+    replay = run_suite(load_suite(suite_path))  # the server is gone: recordings only
+    assert {r.model: _comparable(r.to_dict()) for r in replay.rows} == {
+        m: _comparable(r.to_dict()) for m, r in live.items()
+    }
