@@ -38,7 +38,7 @@ from harness.journal import (
     EventNotSerializableError,
     JournalWriter,
     ReplayState,
-    encode_event,
+    encode_body,
 )
 from harness.plan import Plan, Task
 
@@ -133,7 +133,7 @@ class Execution:
     # -- journal -------------------------------------------------------------------------
 
     def emit(self, event: str, **payload: Any) -> None:
-        self.writer.append_line(encode_event(event, payload, source=self._source))
+        self.writer.append_body(encode_body(event, payload, source=self._source))
         if self.on_event is not None:
             self.on_event(event, payload)
 
@@ -395,12 +395,12 @@ class Execution:
             "sees": self.sees(task),
         }
         try:
-            line = encode_event("task_succeeded", payload, source=self._source)
+            body = encode_body("task_succeeded", payload, source=self._source)
         except EventNotSerializableError as exc:
             message = f"the agent's output is not JSON-serialisable at {exc.pointer}: {exc.what}"
             self._attempt_failed(attempt, (message, "OutputNotSerializable", False), duration)
             return
-        self.writer.append_line(line)  # encoded once: the check above is the line written
+        self.writer.append_body(body)  # encoded once: the check above is the line written
         if self.on_event is not None:
             self.on_event("task_succeeded", payload)
         self.outputs[task.id] = output
