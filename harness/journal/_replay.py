@@ -517,7 +517,8 @@ class _Replayer:
         self.last_bad = line_no
         if type(raw) is _Oversize or (raw.strip() if isinstance(raw, str) else raw):
             self.lost.append(line_no)
-            if not raw.startswith('{"event":"task_' if isinstance(raw, str) else _TASK_PREFIX):
+            head = raw[: len(_TASK_PREFIX)]
+            if (head.encode(errors="replace") if isinstance(head, str) else head) != _TASK_PREFIX:
                 self.wide.append(line_no)  # it may have been a resume
         self.damage.append(Damage(line_no, reason, _excerpt(raw)))
 
