@@ -1,156 +1,161 @@
-"""Journal speed against bare floors on the same disk.
+"""Journal speed, whole processes: the journal against the journal before the chain, and
+replay against ``json.loads``.
 
-1. Appending 10,000 events with fsync every event, against a bare loop of ``os.write`` +
-   ``os.fsync`` of the same bytes (target: within 1.5x); and with fsync every 100 events
-   against the bare loop doing the same.
-2. Replaying a 1,000,000-event journal as planeval writes it (checksummed and chained
-   lines, written by ``JournalWriter``), against a bare loop of ``json.loads`` per line
-   (target: within 2x).
+1. Appending events (the executor's writer: ``exclusive``) as a fresh process, against the
+   same program on the journal before chained checksums (``--base``, default ``40a3eb1``:
+   ``git archive`` of its ``harness`` into a temporary folder, put first on ``PYTHONPATH``),
+   with fsync every event, every 100 events and never (the CPU the line costs). Target: the
+   CPU within 1.1x of the journal before the chain. A fourth pair appends after the process
+   learned a credential (as ``planeval`` does from an ``*_API_KEY`` variable), so every line
+   is scrubbed; the journal before the chain scrubbed nothing.
+2. Replaying a 1,000,000-event journal as planeval writes it (checksummed, chained) with
+   ``replay(path, "strict")`` as a fresh process, against a fresh process doing
+   ``json.loads`` per line (target: within 2x).
 
-To compare two versions of the code on the same machine and disk, run this script
-alternately with each on ``PYTHONPATH`` (``benchmarks/bench_journal_paired.sh``).
+Each comparison is paired (``benchmarks/_paired.py``): the two sides alternate, at least 5
+pairs, the verdict is on the median CPU ratio with its spread.
 
-Run alone on a quiet machine:  python benchmarks/bench_journal.py [--dir DIR] [--repeat N]
-Each figure is the best of N runs (default 3).
+Usage: ``python benchmarks/bench_journal.py [--pairs P] [--appends N] [--events N]
+[--base REF] [--dir DIR] [--only append|replay]``. Fsync every event costs a disk flush per
+line (5 ms on the development VM), so the fsync-every-event pair uses at most
+``--fsync-appends`` events (default 2,000).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from harness.journal import JournalWriter, replay
+from _installed_env import installed_env
+from _paired import add_pairs_option, loads_loop, paired
 
-APPENDS = 10_000
-REPLAY_EVENTS = 1_000_000
+HERE = Path(__file__).resolve().parent.parent
+BEFORE_THE_CHAIN = "40a3eb1"
+"""The last commit whose journal had no chain (journal version 2) nor scrubbed its lines."""
 
+APPEND = """\
+import os, sys
+root, path, count, every, secret = sys.argv[1:6]
+sys.path.insert(0, root)
+import harness
+if not harness.__file__.startswith(root):
+    sys.exit(f"imported {harness.__file__}, not the code under {root}")
+from harness.journal import JournalWriter
+if secret:  # the journal before the chain had no book of credentials: nothing to learn
+    from harness import _redaction
+    getattr(_redaction, "remember", lambda value: None)(secret)
+try:
+    os.unlink(path)
+except FileNotFoundError:
+    pass
+with JournalWriter(path, fsync_every=int(every), exclusive=True) as writer:
+    for i in range(int(count)):
+        task_id = f"task_{i // 2}"
+        if i % 2 == 0:
+            writer.append(
+                "task_started", task_id=task_id, description="Extract order", attempt=1
+            )
+        else:
+            output = {"order": f"A-{i:07d}", "items": [1, 2, 3], "note": "refund approved"}
+            writer.append(
+                "task_succeeded", task_id=task_id, description="Extract order", attempt=1,
+                duration=0.0123, output=output,
+            )
+"""
+"""The appending program: the executor's events, a start and a success per task."""
 
-def best_pair(
-    repeat: int, ours: Callable[[], float], floor: Callable[[], float]
-) -> tuple[float, float]:
-    """Best of N for each, alternating ours and the floor so that load drifts hit both."""
-    ours_times, floor_times = [], []
-    for _ in range(repeat):
-        ours_times.append(ours())
-        floor_times.append(floor())
-    return min(ours_times), min(floor_times)
+REPLAY = """\
+import sys
+root, path, count = sys.argv[1:4]
+sys.path.insert(0, root)
+from harness.journal import replay
+state = replay(path, "strict")
+if len(state.completed) != int(count) // 2:
+    sys.exit(f"replayed {len(state.completed)} successes, wrote {int(count) // 2}")
+"""
+"""The replaying program: every line read, checked (checksum, chain) and applied."""
 
-
-def event_payload(i: int) -> tuple[str, dict[str, object]]:
-    """Events shaped like the executor's: a start and a success per task."""
-    task_id = f"task_{i // 2}"
-    if i % 2 == 0:
-        return "task_started", {"task_id": task_id, "description": "Extract order", "attempt": 1}
-    output = {"order": f"A-{i:07d}", "items": [1, 2, 3], "note": "refund approved"}
-    return "task_succeeded", {
-        "task_id": task_id,
-        "description": "Extract order",
-        "attempt": 1,
-        "duration": 0.0123,
-        "output": output,
-    }
-
-
-def writer_run(path: Path, fsync_every: int) -> float:
-    path.unlink(missing_ok=True)
-    payloads = [event_payload(i) for i in range(APPENDS)]
-    with JournalWriter(path, fsync_every=fsync_every) as writer:
-        began = time.perf_counter()
-        for name, payload in payloads:
-            writer.append(name, **payload)
-        writer.sync()
-        elapsed = time.perf_counter() - began
-    return elapsed
-
-
-def bare_run(path: Path, lines: list[bytes], fsync_every: int) -> float:
-    path.unlink(missing_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        began = time.perf_counter()
-        for n, line in enumerate(lines, 1):
-            os.write(fd, line)
-            if n % fsync_every == 0:
-                os.fsync(fd)
-        os.fsync(fd)
-        return time.perf_counter() - began
-    finally:
-        os.close(fd)
+SECRET = "sk-bench-0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def make_replay_journal(path: Path) -> None:
-    """The journal the code under test writes (its checksums and chain included)."""
-    with JournalWriter(path, fsync_every=0, exclusive=True) as writer:
-        for i in range(REPLAY_EVENTS):
-            name, payload = event_payload(i)
-            writer.append(name, **payload)
+def checkout(ref: str, into: Path) -> Path:
+    """``ref``'s ``harness`` package extracted under ``into`` (its parent for PYTHONPATH)."""
+    archive = subprocess.run(
+        ["git", "-C", str(HERE), "archive", ref, "harness"], capture_output=True, check=False
+    )
+    if archive.returncode:
+        raise SystemExit(f"git archive {ref}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
 
 
-def bare_replay(path: Path) -> float:
-    began = time.perf_counter()
-    loads = json.loads
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            loads(line)
-    return time.perf_counter() - began
+def bench_appends(args: argparse.Namespace, work: Path, base: Path, env: dict[str, str]) -> None:
+    python = sys.executable
+    cases = [
+        ("fsync every event", 1, min(args.appends, args.fsync_appends), ""),
+        ("fsync every 100", 100, args.appends, ""),
+        ("no fsync", 0, args.appends, ""),
+        ("no fsync, a credential known", 0, args.appends, SECRET),
+    ]
+    for label, every, count, secret in cases:
+        ours = [python, "-c", APPEND, str(HERE), str(work / "ours.jsonl"), str(count)]
+        before = [python, "-c", APPEND, str(base), str(work / "before.jsonl"), str(count)]
+        result = paired(
+            f"append {count:,} events, {label} (journal / journal before the chain)",
+            [*ours, str(every), secret],
+            [*before, str(every), secret],
+            target=1.1,
+            pairs=args.pairs,
+            env=env,
+        )
+        result.print()
 
 
-def journal_replay(path: Path) -> float:
-    began = time.perf_counter()
-    state = replay(path, "strict")
-    elapsed = time.perf_counter() - began
-    assert len(state.completed) == REPLAY_EVENTS // 2
-    return elapsed
+def bench_replay(args: argparse.Namespace, work: Path, env: dict[str, str]) -> None:
+    journal = work / "replay.jsonl"
+    subprocess.run(
+        [sys.executable, "-c", APPEND, str(HERE), str(journal), str(args.events), "0", ""],
+        check=True,
+        env=env,
+    )
+    size = journal.stat().st_size / 1e6
+    result = paired(
+        f"replay {args.events:,} events ({size:.0f} MB) (replay() / json.loads per line)",
+        [sys.executable, "-c", REPLAY, str(HERE), str(journal), str(args.events)],
+        loads_loop(journal),
+        target=2.0,
+        pairs=args.pairs,
+        env=env,
+    )
+    result.print()
 
 
 def main() -> None:
-    global APPENDS, REPLAY_EVENTS  # the sizes the functions above use
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where to write (the disk)")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--appends", type=int, default=APPENDS, help="events appended")
-    parser.add_argument("--events", type=int, default=REPLAY_EVENTS, help="events replayed")
+    add_pairs_option(parser)
+    parser.add_argument("--appends", type=int, default=10_000, help="events appended")
+    parser.add_argument(
+        "--fsync-appends", type=int, default=2_000, help="events appended with fsync each"
+    )
+    parser.add_argument("--events", type=int, default=1_000_000, help="events replayed")
+    parser.add_argument("--base", default=BEFORE_THE_CHAIN, help="the journal compared with")
+    parser.add_argument("--dir", type=Path, default=HERE, help="where to write (the disk)")
+    parser.add_argument("--only", choices=("append", "replay"), help="one of the two benches")
     args = parser.parse_args()
-    APPENDS, REPLAY_EVENTS = args.appends, args.events
     work = Path(tempfile.mkdtemp(prefix="bench_journal_", dir=args.dir))
     try:
-        journal = work / "append.jsonl"
-        bare = work / "bare.jsonl"
-        writer_run(journal, 1)
-        lines = journal.read_bytes().splitlines(keepends=True)
-        load = os.getloadavg()[0]
-        import harness
-
-        print(f"code: {Path(harness.__file__).parent}")
-        print(f"disk: {work}  repeat: best of {args.repeat}  load average: {load:.2f}")
-        for every, target in ((1, 1.5), (100, None)):
-            ours, floor = best_pair(
-                args.repeat,
-                lambda e=every: writer_run(journal, e),
-                lambda e=every: bare_run(bare, lines, e),
-            )
-            verdict = "(no target)"
-            if target is not None:
-                verdict = f"(target {target}x: {'met' if ours / floor <= target else 'MISSED'})"
-            print(
-                f"append {APPENDS:,} events, fsync every {every:>3}: journal {ours:.3f}s  "
-                f"bare write+fsync {floor:.3f}s  ratio {ours / floor:.2f}x " + verdict
-            )
-        big = work / "replay.jsonl"
-        make_replay_journal(big)
-        size = big.stat().st_size / 1e6
-        ours, floor = best_pair(args.repeat, lambda: journal_replay(big), lambda: bare_replay(big))
-        met = "met" if ours / floor <= 2 else "MISSED"
-        print(
-            f"replay {REPLAY_EVENTS:,} events ({size:.0f} MB): replay() {ours:.3f}s  "
-            f"bare json.loads per line {floor:.3f}s  ratio {ours / floor:.2f}x (target 2x: {met})"
-        )
+        env = installed_env(work / "pycache")
+        print(f"disk: {work}  load average: {os.getloadavg()[0]:.2f}", flush=True)
+        if args.only != "replay":
+            base = checkout(args.base, Path(tempfile.mkdtemp(prefix="before_", dir=work)))
+            bench_appends(args, work, base, env)
+        if args.only != "append":
+            bench_replay(args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -9,8 +9,10 @@ file planeval does not manage:
   20 ms later). Counted: exit codes, tracebacks, how the journal ends, and whether a resume
   then finishes without calling the agent for a task the journal had as succeeded.
 - ``lock``: ``--trials`` times per spelling (same path, symlink, hard link, relative path, all
-  three at once), three ``execute --resume`` processes started within milliseconds on one
-  journal. Counted: exit codes, and double executions (a task whose agent was called twice).
+  three at once, a bind mount of the folder: those processes each in a mount namespace of its
+  own, skipped where ``unshare -m`` is not allowed), three ``execute --resume`` processes
+  started within milliseconds on one journal. Counted: exit codes, and double executions (a
+  task whose agent was called twice).
 
 Run:  python benchmarks/soak_signals.py [--sweep signals|lock|both] [--moments 50]
       [--trials 10] [--dir DIR]
@@ -44,7 +46,22 @@ def agent(context):
     return demo_agent(context)
 '''
 
-SPELLINGS = ("same path", "symlink", "hard link", "relative path", "all at once")
+SPELLINGS = ("same path", "symlink", "hard link", "relative path", "all at once", "bind mount")
+BIND = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+"""Runs a command in a mount namespace of its own where folder $1 is also seen at $2."""
+
+
+def bind_mounts_allowed(folder: Path) -> bool:
+    """Whether a private mount namespace with a bind mount can be made here (root)."""
+    seen = folder / "bind-probe"
+    seen.mkdir()
+    try:
+        probe = ["unshare", "-m", "sh", "-c", BIND, "bind", str(folder), str(seen), "true"]
+        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+    except OSError:
+        return False
+    finally:
+        seen.rmdir()
 
 
 def _plan(tasks: int) -> dict[str, object]:
@@ -143,7 +160,12 @@ def sweep_lock(folder: Path, trials: int) -> Counter[str]:
     counts: Counter[str] = Counter()
     cwd = folder / "cwd"
     cwd.mkdir(exist_ok=True)
+    bind = folder / "bind"
+    bind.mkdir(exist_ok=True)
     for spelling in SPELLINGS:
+        if spelling == "bind mount" and not bind_mounts_allowed(folder):
+            print("lock: bind mount skipped: unshare -m / mount --bind not allowed here")
+            continue
         for trial in range(trials):
             name = f"l-{spelling.replace(' ', '-')}-{trial}.jsonl"
             journal = folder / name
@@ -160,12 +182,18 @@ def sweep_lock(folder: Path, trials: int) -> Counter[str]:
                 "hard link": [str(journal), str(twin), str(twin)],
                 "relative path": [str(journal), relative, relative],
                 "all at once": [str(link), twin.name, relative],
+                "bind mount": [str(journal), str(bind / name), str(bind / name)],
             }[spelling]
             log = folder / f"{name}.log"
             env = {**os.environ, "SOAK_SLEEP": "0.02", "SOAK_LOG": str(log)}
             procs = [
                 subprocess.Popen(
-                    _command(folder, n, "--resume", "--max-concurrency", "1"),
+                    (
+                        ["unshare", "-m", "sh", "-c", BIND, "bind", str(folder), str(bind)]
+                        if n.startswith(str(bind) + os.sep)
+                        else []
+                    )
+                    + _command(folder, n, "--resume", "--max-concurrency", "1"),
                     cwd=cwd,
                     env=env,
                     stdout=subprocess.DEVNULL,

@@ -12,8 +12,9 @@ The scheduler sleeps on the queue until a result, the next deadline, or a stop (
 
 Two attempts of one task never overlap: an attempt past its timeout is recorded as a
 ``Timeout`` failure and *abandoned* (``context.cancelled`` is set), but its retry waits until
-it has returned; ``task_attempt_ended`` records when it really ended. An abandoned attempt
-still running a grace period after its timeout stops the execution, naming the task.
+it has returned; ``task_attempt_ended`` records when it really ended, unless it returned a
+success, which is kept (``task_succeeded``, the retry cancelled). An abandoned attempt still
+running a grace period after its timeout stops the execution, naming the task.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from harness.journal import (
     EventNotSerializableError,
     JournalWriter,
     ReplayState,
-    encode_event,
+    encode_body,
 )
 from harness.plan import Plan, Task
 
@@ -133,7 +134,7 @@ class Execution:
     # -- journal -------------------------------------------------------------------------
 
     def emit(self, event: str, **payload: Any) -> None:
-        self.writer.append_line(encode_event(event, payload, source=self._source))
+        self.writer.append_body(encode_body(event, payload, source=self._source))
         if self.on_event is not None:
             self.on_event(event, payload)
 
@@ -334,6 +335,13 @@ class Execution:
             self._attempt_failed(attempt, _describe(value), duration)
 
     def abandoned_returned(self, attempt: Attempt, ok: bool, value: Any, duration: float) -> None:
+        """An abandoned attempt (past its timeout, or running at an interruption) returned.
+
+        A success is kept when it is known: its output is journalled as ``task_succeeded``
+        like any success and the task counts as done, so neither its pending retry nor a
+        resume calls the agent again (the payment is not made twice). A failure, or an
+        output that is not JSON, is journalled ``task_attempt_ended``: its retry goes ahead.
+        """
         task_id = attempt.task.id
         if self.abandoned.get(task_id) is attempt:
             del self.abandoned[task_id]
@@ -344,12 +352,38 @@ class Execution:
             "outcome": "succeeded" if ok else "failed",
             "after_abandoned": round(time.monotonic() - (attempt.abandoned_at or 0.0), 6),
         }
-        if not ok:
+        if ok and task_id not in self.outputs:
+            if self._keep_late_success(attempt, value, duration):
+                return
+            payload.update(outcome="failed", error_type="OutputNotSerializable")
+        elif not ok:
             payload["error_type"] = _describe(value)[1]
         self.emit("task_attempt_ended", **payload)
         if task_id in self._deferred:
             self._deferred.discard(task_id)
             heapq.heappush(self._ready, self._position[task_id])
+
+    def _keep_late_success(self, attempt: Attempt, output: Any, duration: float) -> bool:
+        """Journal the success of an attempt abandoned at its timeout (``abandoned_returned``);
+        False when its output is not JSON (nothing written).
+
+        Its ``Timeout`` is already journalled: a retry waiting for this attempt is cancelled.
+        When that timeout was the task's last attempt, the task had failed for good: it now
+        counts as succeeded, and what that failure decided stays decided for this execution
+        (dependents blocked, or already run without its output under ``on_failure:
+        continue``); the resume restores the output and runs those dependents.
+        """
+        task = attempt.task
+        payload = self._success_payload(attempt, output, duration)
+        try:
+            body = encode_body("task_succeeded", payload, source=self._source)
+        except EventNotSerializableError:
+            return False
+        self._retry_due.pop(task.id, None)
+        self._deferred.discard(task.id)
+        failed_for_good = self.failed.pop(task.id, None) is not None
+        self._record_success(task, body, payload, output, unlock=not failed_for_good)
+        return True
 
     def kept_after_interruption(self, attempt: Attempt, output: Any, duration: float) -> None:
         """An attempt abandoned by an interruption returned a success within the grace
@@ -386,7 +420,18 @@ class Execution:
 
     def _succeeded(self, attempt: Attempt, output: Any, duration: float) -> None:
         task = attempt.task
-        payload = {
+        payload = self._success_payload(attempt, output, duration)
+        try:
+            body = encode_body("task_succeeded", payload, source=self._source)
+        except EventNotSerializableError as exc:
+            message = f"the agent's output is not JSON-serialisable at {exc.pointer}: {exc.what}"
+            self._attempt_failed(attempt, (message, "OutputNotSerializable", False), duration)
+            return
+        self._record_success(task, body, payload, output, unlock=True)
+
+    def _success_payload(self, attempt: Attempt, output: Any, duration: float) -> dict[str, Any]:
+        task = attempt.task
+        return {
             "task_id": task.id,
             "description": task.description,
             "attempt": attempt.number,
@@ -394,17 +439,16 @@ class Execution:
             "output": output,
             "sees": self.sees(task),
         }
-        try:
-            line = encode_event("task_succeeded", payload, source=self._source)
-        except EventNotSerializableError as exc:
-            message = f"the agent's output is not JSON-serialisable at {exc.pointer}: {exc.what}"
-            self._attempt_failed(attempt, (message, "OutputNotSerializable", False), duration)
-            return
-        self.writer.append_line(line)  # encoded once: the check above is the line written
+
+    def _record_success(
+        self, task: Task, body: bytes, payload: dict[str, Any], output: Any, *, unlock: bool
+    ) -> None:
+        self.writer.append_body(body)  # encoded once: the check before is the line written
         if self.on_event is not None:
             self.on_event("task_succeeded", payload)
         self.outputs[task.id] = output
-        self._unlock_dependents(task.id)
+        if unlock:
+            self._unlock_dependents(task.id)
 
     def sees(self, task: Task) -> dict[str, str]:
         """What the task's agent saw (``what_it_sees``): its inputs are the outputs of its

@@ -5,6 +5,7 @@ from harness.journal._events import (
     JOURNAL_VERSION,
     TASK_EVENTS,
     EventNotSerializableError,
+    encode_body,
     encode_event,
 )
 from harness.journal._lock import JournalInUseError, JournalLock
@@ -32,6 +33,7 @@ __all__ = [
     "ReplayState",
     "TaskState",
     "TornTailRepair",
+    "encode_body",
     "encode_event",
     "prepare_journal_folder",
     "replay",

@@ -28,10 +28,11 @@ __all__ = [
     "JOURNAL_VERSION",
     "TASK_EVENTS",
     "EventNotSerializableError",
-    "chain_line",
     "checksum_state",
+    "encode_body",
     "encode_event",
     "link_of",
+    "seal",
 ]
 
 JOURNAL_VERSION: Final = 3
@@ -100,18 +101,40 @@ def now_iso() -> str:
 
 
 def encode_event(event: str, payload: dict[str, Any], *, source: str | None = None) -> bytes:
-    """One journal line (UTF-8, ``\\n``-terminated) for an event.
+    """One journal line (UTF-8, ``\\n``-terminated) for an event, checksummed, not chained
+    (a ``JournalWriter`` chains what it appends; see ``encode_body``).
 
     Raises:
         EventNotSerializableError: a value is not JSON (a set, an object, NaN, ...); nothing
             is written in that case.
     """
+    body = encode_body(event, payload, source=source)
+    return body + b',"crc32":"%08x"}\n' % zlib.crc32(body)
+
+
+def encode_body(event: str, payload: dict[str, Any], *, source: str | None = None) -> bytes:
+    """An event's line up to its chain and checksum fields: the JSON object without its
+    closing ``}``, credentials scrubbed. ``seal`` finishes it as the writer appends it.
+
+    Raises:
+        EventNotSerializableError: as ``encode_event``.
+    """
     record = {"event": event, "at": now_iso(), **payload}
     body = _encode_plain(record)
     if body is None:
         body = _encode_strict(record, event, source)
-    body = scrub_bytes(body)  # an agent's output echoing a key never reaches the journal
-    return body + b',"crc32":"%08x"}\n' % zlib.crc32(body)
+    return scrub_bytes(body)  # an agent's output echoing a key never reaches the journal
+
+
+def seal(body: bytes, prev: bytes) -> bytes:
+    """The whole line of ``body`` (from ``encode_body``) chained to ``prev``, the link of the
+    line before it: ``,"prev":"<prev>"`` then the checksum over every byte before it.
+
+    One CRC over the body, continued over the 17-byte link, and one formatting: what the chain
+    adds to a line's cost.
+    """
+    link = b',"prev":"%s"' % prev
+    return b'%s%s,"crc32":"%08x"}\n' % (body, link, zlib.crc32(link, zlib.crc32(body)))
 
 
 def _encode_plain(record: dict[str, Any]) -> bytes | None:
@@ -171,20 +194,6 @@ def checksum_state(line: str) -> str:
     except UnicodeEncodeError:
         return "bad"
     return "ok" if f"{crc:08x}" == line[-10:-2] else "bad"
-
-
-def chain_line(line: bytes, prev: str) -> bytes:
-    """``line`` (as ``encode_event`` wrote it) with ``,"prev":"<prev>"`` before its checksum.
-
-    The checksum is extended over the link (CRC-32 continues where the body's left off), so
-    it still covers every byte before ``,"crc32":"``. Each line's checksum thus covers the
-    previous line's checksum, which covers the one before: a running digest of the journal
-    (the transparency-log idea), so a line deleted, duplicated or moved breaks the chain at
-    the next line.
-    """
-    link = b',"prev":"' + prev.encode() + b'"'
-    crc = zlib.crc32(link, int(line[-11:-3], 16))
-    return b'%s%s,"crc32":"%08x"}\n' % (line[:-21], link, crc)
 
 
 def link_of(line: str | bytes | None) -> str:

@@ -36,6 +36,9 @@ _CHECKSUM_MISSING = "no checksum, though the lines before it have one (not resto
 _LINK_INFIX = ',"prev":"'
 _LINK_MISSING = "no chain link, though the lines before it have one (not restored)"
 _LINK_MISSING_V3 = "no chain link, though its journal_version says every line has one"
+_TASK_PREFIX = b'{"event":"task_'
+"""How a task event's line starts (what planeval and the gem write): a damaged line that
+still starts so was not a resume."""
 _GAP = (
     "the chain of checksums breaks here: a line before it is missing, duplicated or out of "
     "order (its link is {found}, the line before passes {expected})"
@@ -171,6 +174,7 @@ class _Replayer:
         self.last_bad = -1  # the last damaged line (the chain is not checked right after it)
         self.suspect: dict[str, None] = {}
         self.lost: list[int] = []  # lines where an event may have been lost (not blank ones)
+        self.wide: list[int] = []  # ... and where it may not have been a task event
         self.settled_at = 0  # the last plan_resumed: it decided what damage before it left
         self.fingerprints: dict[str, str] | None = None
 
@@ -513,6 +517,9 @@ class _Replayer:
         self.last_bad = line_no
         if type(raw) is _Oversize or (raw.strip() if isinstance(raw, str) else raw):
             self.lost.append(line_no)
+            head = raw[: len(_TASK_PREFIX)]
+            if (head.encode(errors="replace") if isinstance(head, str) else head) != _TASK_PREFIX:
+                self.wide.append(line_no)  # it may have been a resume
         self.damage.append(Damage(line_no, reason, _excerpt(raw)))
 
     def _gap(self, line_no: int, line: str, found: str, expected: str) -> None:
@@ -522,17 +529,22 @@ class _Replayer:
         """
         reason = _GAP.format(found=found, expected=expected)
         self.lost.append(line_no)
+        self.wide.append(line_no)  # what was lost is gone: it may have been a resume
         self.damage.append(Damage(line_no, reason, _excerpt(line), gap=True))
 
     def _state(self) -> ReplayState:
         # Damage no resume has decided on yet: every task with an event at or after it is
-        # unknown (a lost line may have been a resume that dropped its success, or the
-        # success itself); it runs again, with the same idempotency key.
+        # unknown (the lost line may have been its success). Unless the lost line still
+        # reads as a task event (a damaged line starting {"event":"task_), so is every
+        # success journalled before it: the lost line may have been a resume (a --from) that
+        # dropped it, followed only by other tasks' events. They run again, with the same
+        # idempotency key; a resume after the damage decides it (``_settle``).
         open_damage = [line for line in self.lost if line > self.settled_at]
         if open_damage:
             first = open_damage[0]
+            wide = any(line > self.settled_at for line in self.wide)
             for task in self.tasks.values():
-                if task.last >= first:
+                if task.last >= first or (wide and task.status == "succeeded"):
                     self.suspect.setdefault(task.task_id, None)
         for task_id in self.suspect:  # the journalled output stays readable, not restored
             self.completed.pop(task_id, None)

@@ -7,7 +7,7 @@ events) fsyncs, so lines never interleave or tear. An ``exclusive`` writer (an e
 takes the file lock once when it opens and keeps it until it closes.
 
 Chaining: every line gets a ``prev`` link, the checksum of the line before it (see
-``chain_line``), added under the locks, where the line before is known for sure.
+``seal``), added under the locks, where the line before is known for sure.
 
 Crash repair: a journal whose last byte is not ``\\n`` ends in a torn line (a writer died
 mid-write). Before the next event is appended, the torn bytes are saved to ``<journal>.torn``,
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import InfrastructureError, JournalError
-from harness.journal._events import chain_line, checksum_state, encode_event, link_of
+from harness.journal._events import checksum_state, encode_body, link_of, seal
 
 __all__ = [
     "JournalStorageError",
@@ -160,7 +160,8 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
         self._lock = threading.Lock()
         self._unsynced = 0
         self._end = -1  # file size after our last line (-1: unknown, so check the tail)
-        self._link = ""  # the link our last line passes on (valid while the size is _end)
+        self._link = b""  # the link our last line passes on (valid while the size is _end)
+        self._source = str(self.path)
         self._fd = os.dup(locked) if locked is not None else self._open()
         if exclusive:
             try:
@@ -194,45 +195,43 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
             EventNotSerializableError: the payload is not JSON; nothing is written.
             ValueError: the writer is closed.
         """
-        line = encode_event(event, payload, source=str(self.path))
-        self.append_line(line)
+        self.append_body(encode_body(event, payload, source=self._source))
 
     def append_line(self, line: bytes) -> None:
-        """Append one line as ``encode_event`` wrote it (used by ``append``); the writer
-        chains it to the line before it (``prev``) as it writes."""
+        """Append one line as ``encode_event`` wrote it: the writer chains it to the line
+        before it (``prev``) and checksums it again as it writes."""
+        self.append_body(line[: -len(b',"crc32":"00000000"}\n')])
+
+    def append_body(self, body: bytes) -> None:
+        """Append one event as ``encode_body`` wrote it, sealed (``seal``) with the link of
+        the line before it, which the writer knows for sure under its locks."""
         with self._lock:
             if self._fd < 0:
                 raise ValueError("the journal writer is closed")
             if self.exclusive:
-                self._append_holding_the_file_lock(line)
+                # The file lock is ours from open to close, so after the first append (which
+                # checks the tail) the file ends where our last line ended: no lock or size
+                # check per line.
+                if self._end >= 0:
+                    self._write_line(seal(body, self._link), self._end)
+                else:
+                    size = self._repair_torn_tail()
+                    self._link = _last_link(self._fd, size)
+                    self._write_line(seal(body, self._link), size)
                 return
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
                 size = self._repair_torn_tail()
                 if size != self._end:  # another writer appended since our last line
                     self._link = _last_link(self._fd, size)
-                line = chain_line(line, self._link)
-                _write_all(self._fd, line)
-                self._link = line[-11:-3].decode()
-                self._end = size + len(line)
-                self._unsynced += 1
-                if self._unsynced >= self.fsync_every and self.fsync_every:
-                    os.fsync(self._fd)
-                    self._unsynced = 0
+                self._write_line(seal(body, self._link), size)
             finally:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
 
-    def _append_holding_the_file_lock(self, line: bytes) -> None:
-        # The file lock is ours from open to close, so after the first append (which checks
-        # the tail) the file ends where our last line ended: no lock or size check per line.
-        if self._end >= 0:
-            size = self._end
-        else:
-            size = self._repair_torn_tail()
-            self._link = _last_link(self._fd, size)
-        line = chain_line(line, self._link)
+    def _write_line(self, line: bytes, size: int) -> None:
+        """Write a sealed line at the end (``size``), note its link, fsync every N lines."""
         _write_all(self._fd, line)
-        self._link = line[-11:-3].decode()
+        self._link = line[-11:-3]
         self._end = size + len(line)
         self._unsynced += 1
         if self._unsynced >= self.fsync_every and self.fsync_every:
@@ -283,9 +282,7 @@ class JournalWriter(AbstractContextManager["JournalWriter"]):
         repair = TornTailRepair(line=line_no, offset=start, length=len(torn), saved_to=str(sidecar))
         os.ftruncate(self._fd, start)
         os.fsync(self._fd)
-        note = chain_line(
-            encode_event("journal_repaired", repair.to_event()), _last_link(self._fd, start)
-        )
+        note = seal(encode_body("journal_repaired", repair.to_event()), _last_link(self._fd, start))
         _write_all(self._fd, note)
         self.repairs.append(repair)
         return start + len(note)
@@ -302,18 +299,19 @@ def _is_whole_event(data: bytes) -> bool:
     return isinstance(entry, dict) and isinstance(entry.get("event"), str)
 
 
-def _last_link(fd: int, size: int) -> str:
+def _last_link(fd: int, size: int) -> bytes:
     """The link the journal's last whole line (ending at ``size``) passes to the next one.
 
     Reads the last 21 bytes when that line is checksummed; a line written before checksums
     (version 1, the gem's) is read whole, in chunks, for its CRC-32.
     """
     if size == 0:
-        return link_of(None)
+        return link_of(None).encode()
     if size >= 21:
         tail = os.pread(fd, 21, size - 21)
-        if tail[:10] == b',"crc32":"' and tail[-3:] == b'"}\n':
-            return link_of(tail)
+        link = tail[-11:-3]
+        if tail[:10] == b',"crc32":"' and tail[-3:] == b'"}\n' and link.isalnum():
+            return link  # (not hex digits: a damaged line, linked by its bytes as below)
     start = _last_line_start(fd, size - 1)
     crc = 0
     offset = start
@@ -323,7 +321,7 @@ def _last_link(fd: int, size: int) -> str:
             break
         crc = zlib.crc32(chunk, crc)
         offset += len(chunk)
-    return f"{crc:08x}"
+    return b"%08x" % crc
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -55,10 +55,12 @@ def test_a_damaged_from_line_runs_its_tasks_once_not_on_every_resume(
         state = replay(journal)
         assert set(state.completed) == set(PLAN.task_ids)  # the journal says what it did
     calls = Counter(log.read_text().split())
-    assert calls == Counter({"b": 1, "c": 1})  # run again once, with their keys
+    # What the lost resume decided cannot be read (it could have been --from a): every task
+    # runs again once, with its key, and never again.
+    assert calls == Counter({t: 1 for t in PLAN.task_ids})
     assert replay(journal).outputs["c"]["run"] == 3
     resumed = [json.loads(x) for x in journal.read_text().splitlines()[line:] if "resumed" in x]
-    assert resumed[-RESUMES]["in_doubt"] == ["b", "c"]
+    assert sorted(resumed[-RESUMES]["in_doubt"]) == sorted(PLAN.task_ids)
     assert "reset_attempts" not in resumed[-RESUMES]  # damage is no reason for a new budget
     assert all("in_doubt" not in r for r in resumed[-RESUMES + 1 :])
 

@@ -145,7 +145,32 @@ def test_a_second_execution_in_the_same_process_is_refused(tmp_path: Path) -> No
     assert execute(chain_plan(3), journal).ok  # released: the next one runs
 
 
-SPELLINGS = ["same path", "symlink", "hard link", "relative path", "all at once"]
+SPELLINGS = ["same path", "symlink", "hard link", "relative path", "all at once", "bind mount"]
+BIND = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+"""Run a command in a mount namespace of its own where folder $1 is also seen at $2."""
+
+
+def _bind_mounts_allowed(tmp_path: Path) -> bool:
+    """Whether this process may make a private mount namespace and bind a folder in it (root,
+    or a container that allows it)."""
+    seen = tmp_path / "bind-probe"
+    seen.mkdir()
+    probe = ["unshare", "-m", "sh", "-c", BIND, "bind", str(tmp_path), str(seen), "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+    except OSError:  # no unshare on this system
+        return False
+    finally:
+        seen.rmdir()
+
+
+def _through(workdir: Path, name: str, command: list[str]) -> list[str]:
+    """``command``, in a namespace of its own where ``workdir`` is bound at ``workdir/bind``
+    when ``name`` goes through that bind."""
+    bind = workdir / "bind"
+    if not name.startswith(str(bind) + os.sep):
+        return command
+    return ["unshare", "-m", "sh", "-c", BIND, "bind", str(workdir), str(bind), *command]
 
 
 def _spellings(workdir: Path, journal: Path, spelling: str) -> list[str]:
@@ -165,6 +190,9 @@ def _spellings(workdir: Path, journal: Path, spelling: str) -> list[str]:
         return [str(journal), str(twin), str(twin)]
     if spelling == "relative path":
         return [str(journal), relative, relative]
+    if spelling == "bind mount":  # the folder bound elsewhere: same inode, another mount
+        bound = str(workdir / "bind" / journal.name)
+        return [str(journal), bound, bound]
     link = workdir / f"link-{journal.name}"
     link.symlink_to(journal)
     journal.touch()
@@ -175,8 +203,12 @@ def _spellings(workdir: Path, journal: Path, spelling: str) -> list[str]:
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_one_journal_under_several_names_is_executed_once(workdir: Path, spelling: str) -> None:
     """Three resumes started within milliseconds, through the same path, a symlink, a hard
-    link or a relative path: every task calls the agent once, whoever wins the lock."""
+    link, a relative path or a bind mount of the folder (each of those two processes in a
+    mount namespace of its own): every task calls the agent once, whoever wins the lock."""
+    if spelling == "bind mount" and not _bind_mounts_allowed(workdir):
+        pytest.skip("bind mounts need a private mount namespace (unshare -m), not allowed here")
     (workdir / "cwd").mkdir()
+    (workdir / "bind").mkdir()
     codes_seen: Counter[int] = Counter()
     for trial in range(3):
         journal = workdir / f"j{trial}.jsonl"
@@ -185,7 +217,7 @@ def test_one_journal_under_several_names_is_executed_once(workdir: Path, spellin
         names = _spellings(workdir, journal, spelling)
         procs = [
             subprocess.Popen(
-                _command(workdir, name),
+                _through(workdir, name, _command(workdir, name)),
                 cwd=workdir / "cwd",
                 env=env,
                 stdout=subprocess.PIPE,

@@ -16,11 +16,13 @@ from tests.execute._execute_helpers import chain_plan
 
 
 class SlowFirstAttempt:
-    """Hand-written agent: the first attempt of `slow_task` ignores cancellation and overruns."""
+    """Hand-written agent: the first attempt of `slow_task` ignores cancellation and overruns,
+    then fails (``late="fail"``) or returns its output (``late="succeed"``)."""
 
-    def __init__(self, slow_task: str, seconds: float) -> None:
+    def __init__(self, slow_task: str, seconds: float, late: str = "fail") -> None:
         self.slow_task = slow_task
         self.seconds = seconds
+        self.late = late
         self.running = 0
         self.most_at_once = 0
         self.keys: list[str] = []
@@ -37,6 +39,8 @@ class SlowFirstAttempt:
         try:
             if context.attempt == 1:
                 time.sleep(self.seconds)  # does not look at context.cancelled
+                if self.late == "fail":
+                    raise RuntimeError("the slow call gave up")
             self.side_effects.append((context.idempotency_key, time.monotonic()))
             return demo_agent(context)
         finally:
@@ -66,8 +70,54 @@ def test_a_retry_waits_until_the_timed_out_attempt_returned(journal: Path) -> No
     ]
     assert events[1]["error_type"] == "Timeout"
     ended = events[2]
-    assert ended["outcome"] == "succeeded" and ended["duration"] >= 0.6
+    assert ended["outcome"] == "failed" and ended["duration"] >= 0.6
+    assert ended["error_type"] == "RuntimeError"
     assert replay(journal, "strict").tasks["t2"].status == "succeeded"
+
+
+def test_a_success_returned_after_its_timeout_is_kept(journal: Path) -> None:
+    # A success is kept when it is known: the late attempt's work is done (the payment made),
+    # so its retry is cancelled and the output it returned is the task's.
+    plan = chain_plan(3, plan_id="late")
+    agent = SlowFirstAttempt("t2", 0.6, late="succeed")
+    result = execute(plan, journal, agent=agent, timeout=0.15, backoff=0.0, grace=5.0)
+    assert result.ok
+    assert agent.side_effects == [("late:t2", agent.side_effects[0][1])]  # called once
+    events = [e for e in _events(journal) if e.get("task_id") == "t2"]
+    assert [(e["event"], e.get("attempt")) for e in events] == [
+        ("task_started", 1),
+        ("task_failed", 1),
+        ("task_succeeded", 1),
+    ]
+    assert events[1]["error_type"] == "Timeout" and events[1]["final"] is False
+    assert events[2]["output"] == result.outputs["t2"] and events[2]["duration"] >= 0.6
+    kinds = [(e["event"], e.get("task_id")) for e in _events(journal)]
+    assert kinds.index(("task_started", "t3")) > kinds.index(("task_succeeded", "t2"))
+    state = replay(journal, "strict")
+    assert state.tasks["t2"].status == "succeeded" and state.tasks["t2"].attempts == 1
+    again = execute(plan, journal, agent=agent, resume=True)
+    assert again.ok and again.executed == () and len(agent.side_effects) == 1
+
+
+def test_a_success_after_the_last_attempt_timed_out_is_kept_for_the_resume(
+    journal: Path,
+) -> None:
+    plan = chain_plan(3, plan_id="last")
+    agent = SlowFirstAttempt("t2", 0.6, late="succeed")
+    result = execute(plan, journal, agent=agent, timeout=0.15, max_attempts=1, grace=5.0)
+    # The timeout was t2's last attempt: t3 was blocked then, and stays blocked in this
+    # execution; t2's late success is journalled with its output and counts as done.
+    assert result.status == "failed" and "t2" not in result.failed
+    assert result.blocked == {"t3": "t2"} and "t2" in result.outputs
+    kinds = [(e["event"], e.get("task_id")) for e in _events(journal)]
+    assert kinds.index(("task_blocked", "t3")) < kinds.index(("task_succeeded", "t2"))
+    state = replay(journal, "strict")
+    assert state.tasks["t2"].status == "succeeded"
+    assert state.tasks["t2"].output == result.outputs["t2"]
+    resumed = execute(plan, journal, agent=agent, resume=True)
+    assert resumed.ok and resumed.executed == ("t3",)
+    assert [key for key, _ in agent.side_effects] == ["last:t2"]  # never called again
+    assert resumed.outputs["t2"] == result.outputs["t2"]
 
 
 def test_an_attempt_stuck_past_the_grace_period_stops_the_execution(journal: Path) -> None:
@@ -161,5 +211,6 @@ def test_a_new_attempt_never_waits_behind_an_abandoned_one(journal: Path) -> Non
     ran_while_stuck = [agent.threads[f"x{i}"][0] for i in range(5)]
     assert all(t is not stuck for t in ran_while_stuck)
     kinds = [(e["event"], e.get("task_id")) for e in _events(journal)]
-    ended = kinds.index(("task_attempt_ended", "t2"))
+    ended = kinds.index(("task_succeeded", "t2"))  # its late success, kept (no retry)
+    assert kinds.count(("task_started", "t2")) == 1
     assert all(kinds.index(("task_succeeded", f"x{i}")) < ended for i in range(5))

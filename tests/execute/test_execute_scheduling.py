@@ -18,6 +18,13 @@ from tests.execute._execute_helpers import RecordingAgent, chain_plan, diamond_p
 FAST = {"backoff": 0.0}
 
 
+def hangs_until_cancelled(context: TaskContext) -> str:
+    """Hand-written agent: blocks until abandoned, then gives up (a late return would be kept
+    as the task's output: a success is kept when it is known)."""
+    context.cancelled.wait(10)
+    raise TaskError("gave up when cancelled", error_type="Cancelled")
+
+
 def events(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
@@ -115,18 +122,9 @@ class TestRetries:
 
     def test_timeout_is_enforced_by_the_executor(self, journal: Path) -> None:
         """An attempt past the timeout fails with error_type Timeout, even if the agent hangs."""
-        release = threading.Event()
-
-        def hanging(context: TaskContext) -> str:
-            release.wait(10)
-            return "late"
-
-        try:
-            result = execute(
-                chain_plan(2), journal, agent=hanging, timeout=0.2, max_attempts=2, **FAST
-            )
-        finally:
-            release.set()
+        result = execute(
+            chain_plan(2), journal, agent=hangs_until_cancelled, timeout=0.2, max_attempts=2, **FAST
+        )
         assert result.failed["t1"].error_type == "Timeout"
         assert result.attempts["t1"] == 2
         assert result.blocked == {"t2": "t1"}
@@ -135,9 +133,7 @@ class TestRetries:
     def test_a_tasks_own_timeout_wins(self, journal: Path) -> None:
         """A task's `timeout` key overrides the executor's default."""
         plan = Plan.from_dict({"tasks": [{"id": "slow", "timeout": 0.1}]})
-        result = execute(
-            plan, journal, agent=lambda c: c.cancelled.wait(10), timeout=60, max_attempts=1
-        )
+        result = execute(plan, journal, agent=hangs_until_cancelled, timeout=60, max_attempts=1)
         assert result.failed["slow"].error_type == "Timeout"
 
     def test_cancelled_is_set_for_an_abandoned_attempt(self, journal: Path) -> None:

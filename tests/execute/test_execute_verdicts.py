@@ -247,18 +247,30 @@ class TestErrors:
 
 class TestTimeouts:
     def test_the_timeout_message_names_the_limit(self, journal: Path) -> None:
+        def agent(context: TaskContext) -> str:
+            context.cancelled.wait(10)
+            raise TaskError("stopped when cancelled", error_type="Cancelled")
+
         plan = plan_of({"id": "slow", "timeout": 0.25})
-        result = execute(
-            plan, journal, agent=lambda c: c.cancelled.wait(10), max_attempts=1, grace=5
-        )
+        result = execute(plan, journal, agent=agent, max_attempts=1, grace=5)
         failure = result.failed["slow"]
         assert failure.error == "no result within the task timeout of 0.25s"
         assert (failure.error_type, failure.retryable) == ("Timeout", True)
         ended = events(journal, "task_attempt_ended")
         assert [(e["task_id"], e["attempt"], e["outcome"]) for e in ended] == [
-            ("slow", 1, "succeeded")
+            ("slow", 1, "failed")
         ]
-        assert ended[0]["after_abandoned"] >= 0 and "error_type" not in ended[0]
+        assert ended[0]["after_abandoned"] >= 0 and ended[0]["error_type"] == "Cancelled"
+
+    def test_a_late_output_that_is_not_json_is_not_kept(self, journal: Path) -> None:
+        def agent(context: TaskContext) -> object:
+            context.cancelled.wait(10)
+            return {1, 2}  # a set: JSON cannot hold it
+
+        result = execute(plan_of({"id": "t", "timeout": 0.1}), journal, agent=agent, max_attempts=1)
+        assert result.failed["t"].error_type == "Timeout" and "t" not in result.outputs
+        [ended] = events(journal, "task_attempt_ended")
+        assert (ended["outcome"], ended["error_type"]) == ("failed", "OutputNotSerializable")
 
     @pytest.mark.parametrize("own", [True, 0, -1, "1"])
     def test_a_task_timeout_that_is_not_a_positive_number_is_ignored(

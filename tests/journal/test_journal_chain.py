@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.execute import TaskContext, execute
+from harness.execute import StopSignal, TaskContext, TaskError, execute
 from harness.journal import JournalDamagedError, JournalWriter, encode_event, replay
 from harness.journal._events import link_of
 from harness.plan import Plan
@@ -146,10 +146,11 @@ def test_deleting_the_from_line_never_restores_the_old_output(tmp_path: Path) ->
     agent = Agent(3)
     resumed = execute(PLAN, journal, agent=agent, resume=True, max_concurrency=1)
     assert resumed.ok
-    assert resumed.outputs["a"]["run"] == 1  # journalled before the gap: restored
-    for task_id in ("b", "c", "d"):  # journalled after it: unknown, so run again
+    # Every task is unknown: b, c and d are journalled after the gap, and a's success before
+    # it may have been dropped by the lost line (a resume --from a would have): run again.
+    for task_id in ("a", "b", "c", "d"):
         assert resumed.outputs[task_id]["run"] == 3
-    assert agent.calls == [(t, f"chain-test:{t}") for t in ("b", "c", "d")]
+    assert agent.calls == [(t, f"chain-test:{t}") for t in ("a", "b", "c", "d")]
     again = Agent(4)
     assert execute(PLAN, journal, agent=again, resume=True).ok and again.calls == []
 
@@ -218,3 +219,108 @@ def test_two_writers_and_a_repaired_tail_keep_the_chain(tmp_path: Path) -> None:
         writer.append("task_started", task_id="t9", attempt=1)
     state = replay(journal, "strict")
     assert len(state.repairs) == 1 and len(state.tasks) == 6
+
+
+UNRELATED = Plan.from_dict(
+    {
+        "plan_id": "lost-from",
+        "goal": "Hand-written plan: a --from resume that ran only an unrelated task",
+        "tasks": [
+            {"id": "a", "description": "Fetch"},
+            {"id": "x", "description": "Audit", "on_failure": "continue"},
+            {"id": "b", "description": "Extract", "needs": {"x": "a"}},
+            {"id": "c", "description": "Pay", "needs": {"y": "b"}},
+        ],
+    },
+    source="handwritten",
+)
+
+
+class StopsAfter(Agent):
+    """Run 2: x (failed in run 1) runs first, then the execution is stopped before b."""
+
+    def __init__(self, run: int, stop: StopSignal) -> None:
+        super().__init__(run)
+        self.stop = stop
+
+    def __call__(self, context: TaskContext) -> dict[str, Any]:
+        output = super().__call__(context)
+        if context.task.id == "x":
+            self.stop.set()
+        return output
+
+
+def _unrelated_journal(path: Path) -> None:
+    """Run 1: x fails, the rest succeeds. Run 2, ``--from b``: x runs, then a stop, before b."""
+
+    class FailsX(Agent):
+        def __call__(self, context: TaskContext) -> dict[str, Any]:
+            if context.task.id == "x":
+                raise TaskError("audit down", retryable=False)
+            return super().__call__(context)
+
+    first = execute(UNRELATED, path, agent=FailsX(1), max_concurrency=1, fsync_every=0)
+    assert set(first.outputs) == {"a", "b", "c"}
+    stop = StopSignal()
+    second = execute(
+        UNRELATED,
+        path,
+        agent=StopsAfter(2, stop),
+        resume=True,
+        from_task="b",
+        max_concurrency=1,
+        fsync_every=0,
+        stop=stop,
+    )
+    assert second.status == "interrupted" and second.executed == ("x",)
+
+
+def test_a_lost_from_line_followed_only_by_other_tasks_never_restores_the_old_output(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "j.jsonl"
+    _unrelated_journal(journal)
+    lines = _lines(journal)
+    gone = next(i for i, raw in enumerate(lines) if b'"plan_resumed"' in raw)
+    journal.write_bytes(b"".join(lines[:gone] + lines[gone + 1 :]))
+    # Nothing about b or c follows the gap, but the lost line may have been the --from that
+    # dropped their outputs: they are unknown, not run 1's.
+    state = replay(journal)
+    assert state.tasks["b"].status == "unknown" and state.tasks["c"].status == "unknown"
+    agent = Agent(3)
+    resumed = execute(UNRELATED, journal, agent=agent, resume=True, max_concurrency=1)
+    assert resumed.ok
+    assert {t: resumed.outputs[t]["run"] for t in ("b", "c")} == {"b": 3, "c": 3}
+    again = Agent(4)
+    assert execute(UNRELATED, journal, agent=again, resume=True).ok and again.calls == []
+
+
+@pytest.mark.parametrize("kind", ["delete", "flip"])
+def test_every_single_line_loss_after_a_from_that_ran_other_tasks_is_decided_once(
+    tmp_path: Path, kind: str
+) -> None:
+    """The single-line sweep (each line deleted, or its middle byte flipped) of a journal
+    whose --from resume ran only an unrelated task: run 1's b and c are never restored, and
+    three resumes run each task at most once."""
+    base = tmp_path / "base.jsonl"
+    _unrelated_journal(base)
+    lines = _lines(base)
+    edited = tmp_path / "edited.jsonl"
+    for index in range(len(lines) - 1):  # the last line: a truncation, not detectable
+        changed = list(lines)
+        if kind == "delete":
+            del changed[index]
+        else:
+            line = bytearray(changed[index])
+            line[len(line) // 2] ^= 0x5A
+            changed[index] = bytes(line)
+        edited.write_bytes(b"".join(changed))
+        calls: list[str] = []
+        for run in (3, 4, 5):
+            agent = Agent(run)
+            result = execute(UNRELATED, edited, agent=agent, resume=True, fsync_every=0)
+            assert result.ok, (kind, index)
+            calls += [task for task, _ in agent.calls]
+            for task_id in ("b", "c"):  # run 2 did not remake them: never run 1's output
+                assert result.outputs[task_id]["run"] != 1, (kind, index, task_id)
+        assert all(calls.count(t) <= 1 for t in calls), (kind, index, calls)

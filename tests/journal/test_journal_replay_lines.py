@@ -397,7 +397,7 @@ class TestLineLengthBound:
         assert [d.line for d in state.damage] == [2]
         assert state.damage[0].reason == "a line longer than 64 MiB (not read)"
         assert state.damage[0].excerpt == ""
-        assert tuple(state.tasks) == ("a", "b") and state.suspect == ("b",)
+        assert tuple(state.tasks) == ("a", "b") and state.suspect == ("a", "b")
 
     def test_the_bound_also_holds_for_invalid_utf8(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
