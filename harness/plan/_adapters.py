@@ -36,6 +36,7 @@ from harness.plan._plan_and_execute import (
 from harness.plan._rewoo import looks_like_rewoo, rewoo_to_dict
 from harness.plan._taskbench import taskbench_to_dict
 from harness.plan._taskbench_fast import fast_taskbench_plan
+from harness.plan._taskbench_record import TaskBenchRecord, read_taskbench_record
 from harness.plan._teval import (
     looks_like_teval,
     looks_like_teval_rewoo,
@@ -157,15 +158,21 @@ def _from_jsonl(lines: Iterable[tuple[int, str]], *, fmt: str, source: str) -> l
 
 
 def documents_from_lines(
-    lines: Iterable[tuple[int, str | PlanLoadError]], *, fmt: str, source: str
+    lines: Iterable[tuple[int, str | PlanLoadError]],
+    *,
+    fmt: str,
+    source: str,
+    records: bool = False,
 ) -> Iterator[Document]:
     """The documents of JSON Lines given as ``(line number, line)`` pairs, lazily: one per
     non-empty line, a damaged line (or one the reader could not read, given as its error)
-    being that line's own unusable entry."""
+    being that line's own unusable entry. With ``records``, a plain TaskBench line is given
+    as its ``TaskBenchRecord`` (its plan not built: ``harness.checks`` checks it as it is)."""
     fast = fmt in ("auto", "canonical", "taskbench")
-    for label, value in labelled(_line_values(lines, fast=fast, source=source)):
+    values = _line_values(lines, fast=fast, records=fast and records, source=source)
+    for label, value in labelled(values):
         name = f"{source}#{label}"
-        if isinstance(value, PlanLoadError | Plan):
+        if isinstance(value, PlanLoadError | Plan | TaskBenchRecord):
             yield label, value
             continue
         try:
@@ -178,9 +185,10 @@ def documents_from_lines(
 
 
 def _line_values(
-    lines: Iterable[tuple[int, str | PlanLoadError]], *, fast: bool, source: str
+    lines: Iterable[tuple[int, str | PlanLoadError]], *, fast: bool, records: bool, source: str
 ) -> Iterator[tuple[int, Any]]:
-    """Each line's value: a Plan (TaskBench fast lane), a parsed JSON value or the error."""
+    """Each line's value: a TaskBenchRecord (with ``records``) or a Plan (the TaskBench fast
+    lanes), a parsed JSON value or the error."""
     for number, line in lines:
         if isinstance(line, PlanLoadError):
             yield number, line
@@ -188,6 +196,11 @@ def _line_values(
         if not line.strip():
             continue
         if fast and '"task_nodes"' in line:
+            if records:
+                record = read_taskbench_record(line)
+                if record is not None:
+                    yield number, record
+                    continue
             plan = fast_taskbench_plan(line)
             if plan is not None:
                 yield number, plan

@@ -13,12 +13,13 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness.plan._model import Plan
+from harness.plan._taskbench_record import TaskBenchRecord
 
 __all__ = ["Document", "is_record_list", "jsonl_lines", "labelled"]
 
-Document = tuple[str | None, dict[str, Any] | Plan | PlanLoadError]
+Document = tuple[str | None, dict[str, Any] | Plan | TaskBenchRecord | PlanLoadError]
 """A plan document found in an input: (item label or None, canonical dict, a plan an adapter
-built directly, or the error)."""
+built directly, a plain TaskBench record line read as a graph, or the error)."""
 
 _RECORD_KEYS = ("tasks", "task_nodes", "conversations")
 
@@ -70,7 +71,7 @@ def labelled(values: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, Any]]:
 
 
 def _own_label(value: Any) -> str | None:
-    if isinstance(value, Plan):
+    if isinstance(value, Plan | TaskBenchRecord):
         return value.plan_id.strip() or None if value.plan_id else None
     if not isinstance(value, dict):
         return None

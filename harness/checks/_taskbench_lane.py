@@ -1,0 +1,209 @@
+"""The structural checks of a plain TaskBench record, computed on its graph of node positions.
+
+``check_plan`` on a ``Plan`` is the general path. A plain TaskBench record line
+(``harness.plan._taskbench_record``) is a graph of node positions whose tasks are
+``node-0..node-n``, with every citation also a dependency; without a registry, most checks then
+hold by construction (ids are unique, every dependency and need names a node, every need is a
+direct dependency, no argument schema applies) and what is left is computed here in one pass
+over integer indices: cycles (Kahn), isolated tasks, redundant dependencies and the task-count
+band. The report equals ``check_plan``'s on the record's plan, message for message (a test
+compares the two on real and generated records); its plan is built only when it is read.
+
+A record this lane does not answer for (a registry to consult, no tasks, a cycle to name, a
+node that cites itself, an empty tool name or id) is given back as None: the caller checks
+the built plan with ``check_plan``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
+from harness.plan import Plan
+from harness.plan._taskbench_record import TaskBenchRecord
+
+__all__ = ["check_taskbench_record"]
+
+_ISOLATED = CHECKS["isolated_task"]
+_REDUNDANT = CHECKS["redundant_dependency"]
+_BAND = CHECKS["task_count_band"]
+_SKIPPED = ("known_capabilities", "required_capabilities", "arguments_valid", "dataflow_types")
+_PLAN_SLOT: Any = CheckReport.__dict__["plan"]  # the slot behind CheckReport.plan
+
+
+class RecordReport(CheckReport):
+    """A ``CheckReport`` whose plan is built from the record's line when it is first read."""
+
+    __slots__ = ("_count", "_record")
+    _count: int
+    _record: TaskBenchRecord
+
+    def __init__(
+        self,
+        record: TaskBenchRecord,
+        violations: tuple[Violation, ...],
+        outcomes: dict[str, str],
+    ) -> None:
+        object.__setattr__(self, "violations", violations)
+        object.__setattr__(self, "outcomes", outcomes)
+        object.__setattr__(self, "_record", record)
+        object.__setattr__(self, "_count", len(record.tools))
+
+    @property
+    def plan(self) -> Plan:
+        """The plan that was checked (built on first read)."""
+        try:
+            plan: Plan = _PLAN_SLOT.__get__(self)
+            return plan
+        except AttributeError:
+            plan = self._record.plan()
+            _PLAN_SLOT.__set__(self, plan)
+            return plan
+
+    @property
+    def task_count(self) -> int:
+        """Number of tasks in the plan."""
+        return self._count
+
+
+def base_outcomes(expect: Expectations) -> dict[str, str]:
+    """Each check's outcome for a record with no violation, under ``expect`` (no registry)."""
+    outcomes = dict.fromkeys(CHECKS, "pass")
+    for check in _SKIPPED:
+        outcomes[check] = "skip"
+    outcomes["reaches_end"] = "skip"
+    if expect.min_tasks is None and expect.max_tasks is None:
+        outcomes["task_count_band"] = "skip"
+    return outcomes
+
+
+def check_taskbench_record(
+    record: TaskBenchRecord, expect: Expectations, outcomes: dict[str, str]
+) -> RecordReport | None:
+    """The report ``check_plan`` gives the record's plan without a registry, or None when this
+    lane does not answer for the record.
+
+    Args:
+        record: the record line's graph.
+        expect: the expectations (``needs`` changes nothing here: every need is a dependency).
+        outcomes: ``base_outcomes(expect)``, computed once per run; copied, never changed.
+    """
+    tools = record.tools
+    n = len(tools)
+    if not n or record.on_itself or "" in tools or record.plan_id == "":
+        return None
+    deps = record.deps
+    dependents: list[list[int]] = [[] for _ in tools]
+    pending = [0] * n
+    edges = False
+    for c, ds in enumerate(deps):
+        if ds:
+            edges = True
+            pending[c] = len(ds)
+            for d in ds:
+                dependents[d].append(c)
+    order = [i for i in range(n) if not pending[i]]
+    if edges:
+        for x in order:  # Kahn: the list grows as tasks become ready
+            for c in dependents[x]:
+                pending[c] -= 1
+                if not pending[c]:
+                    order.append(c)
+        if len(order) != n:
+            return None  # acyclic names the cycle: the general path words it
+    found: list[Violation] = []
+    checks: list[str] = []
+    low, high = expect.min_tasks, expect.max_tasks
+    if (low is not None and n < low) or (high is not None and n > high):
+        band = f"[{low if low is not None else 0}, {high if high is not None else 'inf'}]"
+        found.append(
+            Violation(
+                "task_count_band",
+                _BAND,
+                None,
+                "/tasks",
+                f"the plan has {n} tasks, outside the expected band {band}",
+            )
+        )
+        checks.append("task_count_band")
+    if n > 1:
+        if not edges:
+            found.append(
+                Violation(
+                    "isolated_task",
+                    _ISOLATED,
+                    None,
+                    "/tasks",
+                    f"none of the {n} tasks depends on another: the plan has no dependency "
+                    "graph (a flat list?); add depends_on where order matters",
+                )
+            )
+            checks.append("isolated_task")
+        else:
+            for i in range(n):
+                if not deps[i] and not dependents[i]:
+                    found.append(
+                        Violation(
+                            "isolated_task",
+                            _ISOLATED,
+                            f"node-{i}",
+                            f"/tasks/{i}",
+                            f"task 'node-{i}' neither depends on nor feeds any other task; "
+                            "connect it or drop it",
+                        )
+                    )
+                    if checks[-1:] != ["isolated_task"]:
+                        checks.append("isolated_task")
+    if edges:
+        _redundant(deps, order, found, checks)
+    if not found:
+        return RecordReport(record, (), dict(outcomes))
+    mine = dict(outcomes)
+    for check in checks:
+        mine[check] = "fail" if CHECKS[check] == "error" else "warn"
+    return RecordReport(record, tuple(found), mine)
+
+
+def _redundant(
+    deps: list[list[int]], order: list[int], found: list[Violation], checks: list[str]
+) -> None:
+    """``redundant_dependency``: each dependency another dependency already implies, with the
+    first dependency (in ``depends_on`` order) it is reached through."""
+    ancestors = [0] * len(deps)  # bit d: node d is a strict ancestor
+    multi = False
+    for x in order:
+        ds = deps[x]
+        if ds:
+            bits = 0
+            for d in ds:
+                bits |= ancestors[d] | (1 << d)
+            ancestors[x] = bits
+            if len(ds) > 1:
+                multi = True
+    if not multi:
+        return
+    before = len(found)
+    for c, ds in enumerate(deps):
+        if len(ds) < 2:
+            continue
+        reach = 0
+        for o in ds:
+            reach |= ancestors[o]
+        if not any(reach >> d & 1 for d in ds):
+            continue
+        for j, d in enumerate(ds):
+            if not reach >> d & 1:
+                continue
+            via = next(o for o in ds if ancestors[o] >> d & 1)
+            found.append(
+                Violation(
+                    "redundant_dependency",
+                    _REDUNDANT,
+                    f"node-{c}",
+                    f"/tasks/{c}/depends_on/{j}",
+                    f"task 'node-{c}' depends on 'node-{d}' directly and also through "
+                    f"'node-{via}'; the direct edge can go",
+                )
+            )
+    if len(found) > before:
+        checks.append("redundant_dependency")
