@@ -9,9 +9,9 @@ over integer indices: cycles (Kahn), isolated tasks, redundant dependencies and 
 band. The report equals ``check_plan``'s on the record's plan, message for message (a test
 compares the two on real and generated records); its plan is built only when it is read.
 
-A record this lane does not answer for (a registry to consult, no tasks, a cycle to name, a
-node that cites itself, an empty tool name or id) is given back as None: the caller checks
-the built plan with ``check_plan``.
+A record this lane does not answer for (a registry to consult, no tasks or more than 64, a
+cycle to name, a node that cites itself, an empty tool name or id) is given back as None: the
+caller checks the built plan with ``check_plan``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ _ISOLATED = CHECKS["isolated_task"]
 _REDUNDANT = CHECKS["redundant_dependency"]
 _BAND = CHECKS["task_count_band"]
 _SKIPPED = ("known_capabilities", "required_capabilities", "arguments_valid", "dataflow_types")
+_MOST_TASKS = 64
+"""Larger plans go to check_plan (the rounds of ``_ancestors`` are quadratic at worst)."""
 _PLAN_SLOT: Any = CheckReport.__dict__["plan"]  # the slot behind CheckReport.plan
 
 
@@ -90,27 +92,20 @@ def check_taskbench_record(
     """
     tools = record.tools
     n = len(tools)
-    if not n or record.on_itself or "" in tools or record.plan_id == "":
+    if not n or n > _MOST_TASKS or record.on_itself or "" in tools or record.plan_id == "":
         return None
     deps = record.deps
-    dependents: list[list[int]] = [[] for _ in tools]
-    pending = [0] * n
-    edges = False
-    for c, ds in enumerate(deps):
-        if ds:
-            edges = True
-            pending[c] = len(ds)
-            for d in ds:
-                dependents[d].append(c)
-    order = [i for i in range(n) if not pending[i]]
-    if edges:
-        for x in order:  # Kahn: the list grows as tasks become ready
-            for c in dependents[x]:
-                pending[c] -= 1
-                if not pending[c]:
-                    order.append(c)
-        if len(order) != n:
-            return None  # acyclic names the cycle: the general path words it
+    ancestors = _ancestors(deps)
+    if ancestors is None:
+        return None  # acyclic names the cycle: the general path words it
+    fed = 0  # bit d: some task depends on task d
+    multi = False
+    for ds in deps:
+        for d in ds:
+            fed |= 1 << d
+        if len(ds) > 1:
+            multi = True
+    edges = fed != 0
     found: list[Violation] = []
     checks: list[str] = []
     low, high = expect.min_tasks, expect.max_tasks
@@ -141,7 +136,7 @@ def check_taskbench_record(
             checks.append("isolated_task")
         else:
             for i in range(n):
-                if not deps[i] and not dependents[i]:
+                if not deps[i] and not fed >> i & 1:
                     found.append(
                         Violation(
                             "isolated_task",
@@ -154,8 +149,8 @@ def check_taskbench_record(
                     )
                     if checks[-1:] != ["isolated_task"]:
                         checks.append("isolated_task")
-    if edges:
-        _redundant(deps, order, found, checks)
+    if multi:
+        _redundant(deps, ancestors, found, checks)
     if not found:
         return RecordReport(record, (), dict(outcomes))
     mine = dict(outcomes)
@@ -164,24 +159,35 @@ def check_taskbench_record(
     return RecordReport(record, tuple(found), mine)
 
 
+def _ancestors(deps: list[list[int]]) -> list[int] | None:
+    """Each task's strict ancestors as a bitset (bit d: task d), or None when a cycle leaves
+    some task without them. Tasks are taken in rounds, each one once all its dependencies
+    have theirs (Kahn's order, without the lists of dependents a round-free version needs)."""
+    ancestors = [-1] * len(deps)
+    waiting = list(range(len(deps)))
+    while waiting:
+        later = []
+        for x in waiting:
+            bits = 0
+            for d in deps[x]:
+                above = ancestors[d]
+                if above < 0:
+                    later.append(x)
+                    break
+                bits |= above | 1 << d
+            else:
+                ancestors[x] = bits
+        if len(later) == len(waiting):
+            return None
+        waiting = later
+    return ancestors
+
+
 def _redundant(
-    deps: list[list[int]], order: list[int], found: list[Violation], checks: list[str]
+    deps: list[list[int]], ancestors: list[int], found: list[Violation], checks: list[str]
 ) -> None:
     """``redundant_dependency``: each dependency another dependency already implies, with the
     first dependency (in ``depends_on`` order) it is reached through."""
-    ancestors = [0] * len(deps)  # bit d: node d is a strict ancestor
-    multi = False
-    for x in order:
-        ds = deps[x]
-        if ds:
-            bits = 0
-            for d in ds:
-                bits |= ancestors[d] | (1 << d)
-            ancestors[x] = bits
-            if len(ds) > 1:
-                multi = True
-    if not multi:
-        return
     before = len(found)
     for c, ds in enumerate(deps):
         if len(ds) < 2:

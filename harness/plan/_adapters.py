@@ -163,20 +163,21 @@ def documents_from_lines(
     fmt: str,
     source: str,
     records: bool = False,
+    seen: set[str] | None = None,
 ) -> Iterator[Document]:
     """The documents of JSON Lines given as ``(line number, line)`` pairs, lazily: one per
     non-empty line, a damaged line (or one the reader could not read, given as its error)
     being that line's own unusable entry. With ``records``, a plain TaskBench line is given
-    as its ``TaskBenchRecord`` (its plan not built: ``harness.checks`` checks it as it is)."""
+    as its ``TaskBenchRecord`` (its plan not built: ``harness.checks`` checks it as it is);
+    ``seen``: the labels given so far, when a file's lines come in more than one call."""
     fast = fmt in ("auto", "canonical", "taskbench")
     values = _line_values(lines, fast=fast, records=fast and records, source=source)
-    for label, value in labelled(values):
-        name = f"{source}#{label}"
+    for label, value in labelled(values, seen):
         if isinstance(value, PlanLoadError | Plan | TaskBenchRecord):
             yield label, value
             continue
         try:
-            inner = _from_json_value(value, fmt=fmt, source=name)
+            inner = _from_json_value(value, fmt=fmt, source=f"{source}#{label}")
         except PlanLoadError as exc:
             yield label, exc
             continue
@@ -193,7 +194,7 @@ def _line_values(
         if isinstance(line, PlanLoadError):
             yield number, line
             continue
-        if not line.strip():
+        if not line or line.isspace():
             continue
         if fast and '"task_nodes"' in line:
             if records:

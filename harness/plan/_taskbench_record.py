@@ -125,17 +125,13 @@ def read_taskbench_record(line: str) -> TaskBenchRecord | None:
         strings += 2 if kind is not None else 1
     if steps is not _UNSET:
         strings += 1 + len(steps) if isinstance(steps, list) else 1
-    tools = []
-    where: dict[str, list[int]] = {}
-    for k, node in enumerate(nodes):
-        tool = node.task
-        tools.append(tool)
-        places = where.get(tool)
-        if places is None:
-            where[tool] = [k]
-        else:
-            places.append(k)
-    repeats = len(where) < size
+    tools = [node.task for node in nodes]
+    index = {tool: k for k, tool in enumerate(tools)}  # the last node of each tool
+    repeats = len(index) < size
+    where: dict[str, list[int]] = {}  # each tool's nodes, when a tool repeats
+    if repeats:
+        for k, tool in enumerate(tools):
+            where.setdefault(tool, []).append(k)
     deps: list[list[int]] = []
     fixed: list[tuple[int, int]] = []  # as in fast_taskbench_plan, for resolve_links
     cited: set[tuple[int, int]] = set()
@@ -157,14 +153,15 @@ def read_taskbench_record(line: str) -> TaskBenchRecord | None:
                 text = arg.value  # type: ignore[union-attr]
                 strings += 4
             if "<" not in text:
-                places = where.get(text.strip())
-                if places is not None and places != [k]:
+                named = text.strip()
+                if named in index and (index[named] != k or (repeats and where[named] != [k])):
                     return None  # a tool-name citation: a need only, that links resolve
                 continue
+            producers: tuple[int, ...]
             if text[:6] == "<node-" and text[-1] == ">" and text[6:-1].isdecimal():
-                producers = [int(text[6:-1])]  # the whole argument is one citation
+                producers = (int(text[6:-1]),)  # the whole argument is one citation
             else:
-                producers = [int(m.group(1)) for m in _INDEX_CITATION.finditer(text)]
+                producers = tuple(int(m.group(1)) for m in _INDEX_CITATION.finditer(text))
                 if not producers:
                     if _NAME_CITATION.search(text):
                         return None
@@ -184,31 +181,28 @@ def read_taskbench_record(line: str) -> TaskBenchRecord | None:
     links = record.task_links
     if links is not _UNSET:
         strings += 1
-    if links:
-        strings += 4 * len(links)
-        if line.count('"') != 2 * strings:
-            return None
-        if repeats:
-            wanted = []
-            for link in links:
-                if link.source not in where or link.target not in where:
-                    return None
-                wanted.append((link.source, link.target))
-            pairs = resolve_links(wanted, where, cited, fixed)
-        else:  # one node per tool: each link is its one pair (as resolve_links reads it)
-            pairs = []
-            for link in links:
-                source, target = where.get(link.source), where.get(link.target)
-                if source is None or target is None:
-                    return None
-                pairs.append((source[0], target[0]))
-        for producer, consumer in pairs:
+    if line.count('"') != 2 * (strings + 4 * len(links) if links else strings):
+        return None
+    if links and repeats:
+        wanted = []
+        for link in links:
+            if link.source not in where or link.target not in where:
+                return None
+            wanted.append((link.source, link.target))
+        for producer, consumer in resolve_links(wanted, where, cited, fixed):
             if producer == consumer:
                 on_itself = True
             elif producer not in deps[consumer]:
                 deps[consumer].append(producer)
-    elif line.count('"') != 2 * strings:
-        return None
+    elif links:  # one node per tool: each link is its one pair (as resolve_links reads it)
+        for link in links:
+            source, target = index.get(link.source), index.get(link.target)
+            if source is None or target is None:
+                return None
+            if source == target:
+                on_itself = True
+            elif source not in deps[target]:
+                deps[target].append(source)
     if type(raw_id) is int:
         if not -_HUGE < raw_id < _HUGE:
             return None  # json.loads refuses an int this long: the other lanes say so

@@ -236,6 +236,7 @@ def mixed_file(tmp_path: Path, shared_data: Path) -> Path:
         '{"id": "empty", "task_nodes": []}',
         "not json",
         '{"id": "7", "task_nodes": [{"task": "A"}, {"task": "B"}]}',
+        '{"id": "é\\t1", "task_nodes": [{"task": "Ä", "arguments": ["x"]}, {"task": "B"}]}',
     ]
     random.Random(3).shuffle(lines)
     path = tmp_path / "data.jsonl"
@@ -264,6 +265,11 @@ def test_check_prints_what_the_general_path_prints(
     mixed_file: Path, output: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     result = run_cli(capsys, "check", str(mixed_file), "--format", output, "--min-tasks", "2")
-    expected = _printed(_reference(mixed_file, Expectations(min_tasks=2)), output)
-    assert result.out == expected
+    reference = _reference(mixed_file, Expectations(min_tasks=2))
+    assert result.out == _printed(reference, output)
     assert result.code == 2  # the line that is not JSON is unusable
+    if output == "json":  # the document json.dumps writes, as the json output always was
+        document = {"plans": [r.to_dict() for r in reference]}
+        assert result.out == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    else:  # the file has plans of every verdict
+        assert ": FAIL (" in result.out and ": unusable: " in result.out and "warning" in result.out
