@@ -36,8 +36,9 @@ _PLAN_SLOT: Any = CheckReport.__dict__["plan"]  # the slot behind CheckReport.pl
 class RecordReport(CheckReport):
     """A ``CheckReport`` whose plan is built from the record's line when it is first read."""
 
-    __slots__ = ("_count", "_record")
+    __slots__ = ("_count", "_ok", "_record")
     _count: int
+    _ok: bool
     _record: TaskBenchRecord
 
     def __init__(
@@ -45,11 +46,13 @@ class RecordReport(CheckReport):
         record: TaskBenchRecord,
         violations: tuple[Violation, ...],
         outcomes: dict[str, str],
+        ok: bool,
     ) -> None:
         object.__setattr__(self, "violations", violations)
         object.__setattr__(self, "outcomes", outcomes)
         object.__setattr__(self, "_record", record)
         object.__setattr__(self, "_count", len(record.tools))
+        object.__setattr__(self, "_ok", ok)
 
     @property
     def plan(self) -> Plan:
@@ -66,6 +69,11 @@ class RecordReport(CheckReport):
     def task_count(self) -> int:
         """Number of tasks in the plan."""
         return self._count
+
+    @property
+    def ok(self) -> bool:
+        """True when no error-severity check failed (warnings allowed)."""
+        return self._ok
 
 
 def base_outcomes(expect: Expectations) -> dict[str, str]:
@@ -152,11 +160,11 @@ def check_taskbench_record(
     if multi:
         _redundant(deps, ancestors, found, checks)
     if not found:
-        return RecordReport(record, (), dict(outcomes))
+        return RecordReport(record, (), dict(outcomes), True)
     mine = dict(outcomes)
     for check in checks:
         mine[check] = "fail" if CHECKS[check] == "error" else "warn"
-    return RecordReport(record, tuple(found), mine)
+    return RecordReport(record, tuple(found), mine, "task_count_band" not in checks)
 
 
 def _ancestors(deps: list[list[int]]) -> list[int] | None:

@@ -36,22 +36,22 @@ __all__ = ["TaskBenchRecord", "read_taskbench_record"]
 _UNSET: Any = msgspec.UNSET
 
 
-class _Argument(msgspec.Struct, forbid_unknown_fields=True):
+class _Argument(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     name: str
     value: str
 
 
-class _Node(msgspec.Struct, forbid_unknown_fields=True):
+class _Node(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     task: str
     arguments: list[str | _Argument] | msgspec.UnsetType | None = msgspec.UNSET
 
 
-class _Link(msgspec.Struct, forbid_unknown_fields=True):
+class _Link(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     source: str
     target: str
 
 
-class _Record(msgspec.Struct, forbid_unknown_fields=True):
+class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     task_nodes: list[_Node]
     id: str | int | msgspec.UnsetType | None = msgspec.UNSET
     task_links: list[_Link] | msgspec.UnsetType | None = msgspec.UNSET
