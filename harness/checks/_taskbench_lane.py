@@ -75,6 +75,12 @@ class RecordReport(CheckReport):
         """True when no error-severity check failed (warnings allowed)."""
         return self._ok
 
+    def __reduce__(
+        self,
+    ) -> tuple[type[CheckReport], tuple[Plan, tuple[Violation, ...], dict[str, str]]]:
+        """Pickled (or copied) as the plain ``CheckReport`` it stands for, its plan built."""
+        return CheckReport, (self.plan, self.violations, self.outcomes)
+
 
 def base_outcomes(expect: Expectations) -> dict[str, str]:
     """Each check's outcome for a record with no violation, under ``expect`` (no registry)."""

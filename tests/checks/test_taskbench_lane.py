@@ -11,8 +11,10 @@ differently.
 
 from __future__ import annotations
 
+import copy
 import io
 import json
+import pickle
 import random
 import sys
 from pathlib import Path
@@ -190,6 +192,19 @@ def test_the_lane_refuses_what_it_cannot_answer_for() -> None:
     )
     assert cyclic is not None
     assert check_taskbench_record(cyclic, Expectations(), base_outcomes(Expectations())) is None
+
+
+def test_a_lane_report_pickles_and_copies_as_the_report_it_stands_for() -> None:
+    line = '{"id": "1", "task_nodes": [{"task": "A"}, {"task": "B", "arguments": ["x"]}]}'
+    record = read_taskbench_record(line)
+    assert record is not None
+    report = check_taskbench_record(record, Expectations(), base_outcomes(Expectations()))
+    assert report is not None and report.violations  # two isolated tasks: a flat list
+    plan = fast_taskbench_plan(line)
+    assert plan is not None
+    for other in (pickle.loads(pickle.dumps(report)), copy.deepcopy(report), copy.copy(report)):
+        assert type(other) is CheckReport
+        assert other == check_plan(plan)
 
 
 # --- whole files, every output format ---------------------------------------------------------
