@@ -181,6 +181,8 @@ def test_the_lane_refuses_what_it_cannot_answer_for() -> None:
         plain.replace('"x"', '"B"'),  # a tool-name citation
         plain.replace('"<node-0>"', '"<node-5>"'),  # a citation naming no node
         plain.replace('"id": "1"', '"id": NaN'),
+        plain.replace('"<node-0>"', '"<node-' + "1" * 5000 + '>"'),  # more digits than int reads
+        plain.replace('"<node-0>"', '"see <node-' + "1" * 5000 + '>"'),
     ]
     for line in refused:
         assert read_taskbench_record(line) is None, line
