@@ -14,8 +14,10 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
 import pickle
 import random
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -290,3 +292,27 @@ def test_check_prints_what_the_general_path_prints(
         assert result.out == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     else:  # the file has plans of every verdict
         assert ": FAIL (" in result.out and ": unusable: " in result.out and "warning" in result.out
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_batched_output_still_scrubs_credentials(tmp_path: Path, output: str) -> None:
+    """Results are written 256 at a time: a credential the process knows (here a
+    credential-named environment variable) is still replaced in every one of them."""
+    secret = "tok-" + "".join(random.Random(output).choices("abcdefghijkmnpqrstuvwxyz", k=24))
+    lines = [
+        json.dumps({"id": f"{k}-{secret}" if k % 100 == 7 else str(k), "task_nodes": [
+            {"task": "A", "arguments": ["x"]}, {"task": "B", "arguments": ["<node-0>"]}]})
+        for k in range(700)
+    ]  # fmt: skip
+    path = tmp_path / "data.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "SERVICE_TOKEN": secret}
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "check", str(path), "--format", output],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert secret not in done.stdout
+    assert done.stdout.count("<REDACTED>") == 7
+    verdicts = done.stdout.count(": ok (2 tasks)\n" if output == "text" else '"ok": true,')
+    assert verdicts == 700
