@@ -36,7 +36,6 @@ from harness.plan._plan_and_execute import (
 from harness.plan._rewoo import looks_like_rewoo, rewoo_to_dict
 from harness.plan._taskbench import taskbench_to_dict
 from harness.plan._taskbench_fast import fast_taskbench_plan
-from harness.plan._taskbench_record import TaskBenchRecord, read_taskbench_record
 from harness.plan._teval import (
     looks_like_teval,
     looks_like_teval_rewoo,
@@ -162,22 +161,20 @@ def documents_from_lines(
     *,
     fmt: str,
     source: str,
-    records: bool = False,
     seen: set[str] | None = None,
 ) -> Iterator[Document]:
     """The documents of JSON Lines given as ``(line number, line)`` pairs, lazily: one per
     non-empty line, a damaged line (or one the reader could not read, given as its error)
-    being that line's own unusable entry. With ``records``, a plain TaskBench line is given
-    as its ``TaskBenchRecord`` (its plan not built: ``harness.checks`` checks it as it is);
-    ``seen``: the labels given so far, when a file's lines come in more than one call."""
+    being that line's own unusable entry. ``seen``: the labels given so far, when a file's
+    lines come in more than one call."""
     fast = fmt in ("auto", "canonical", "taskbench")
-    values = _line_values(lines, fast=fast, records=fast and records, source=source)
-    for label, value in labelled(values, seen):
-        if isinstance(value, PlanLoadError | Plan | TaskBenchRecord):
+    for label, value in labelled(_line_values(lines, fast=fast, source=source), seen):
+        name = f"{source}#{label}"
+        if isinstance(value, PlanLoadError | Plan):
             yield label, value
             continue
         try:
-            inner = _from_json_value(value, fmt=fmt, source=f"{source}#{label}")
+            inner = _from_json_value(value, fmt=fmt, source=name)
         except PlanLoadError as exc:
             yield label, exc
             continue
@@ -186,22 +183,16 @@ def documents_from_lines(
 
 
 def _line_values(
-    lines: Iterable[tuple[int, str | PlanLoadError]], *, fast: bool, records: bool, source: str
+    lines: Iterable[tuple[int, str | PlanLoadError]], *, fast: bool, source: str
 ) -> Iterator[tuple[int, Any]]:
-    """Each line's value: a TaskBenchRecord (with ``records``) or a Plan (the TaskBench fast
-    lanes), a parsed JSON value or the error."""
+    """Each line's value: a Plan (TaskBench fast lane), a parsed JSON value or the error."""
     for number, line in lines:
         if isinstance(line, PlanLoadError):
             yield number, line
             continue
-        if not line or line.isspace():
+        if not line.strip():
             continue
         if fast and '"task_nodes"' in line:
-            if records:
-                record = read_taskbench_record(line)
-                if record is not None:
-                    yield number, record
-                    continue
             plan = fast_taskbench_plan(line)
             if plan is not None:
                 yield number, plan

@@ -13,7 +13,6 @@ from harness._size import RAISE_HINT, over_limit, read_at_most
 from harness.plan._adapters import Document, documents_from_json, documents_from_text
 from harness.plan._json import MAX_PLAN_BYTES, decode_text
 from harness.plan._model import Plan
-from harness.plan._taskbench_record import TaskBenchRecord
 
 __all__ = ["load_plan", "load_plan_file", "read_input"]
 
@@ -136,9 +135,6 @@ def plans_from_documents(
         name = source if label is None else f"{source}#{label}"
         if isinstance(document, PlanLoadError | Plan):
             yield name, document
-            continue
-        if isinstance(document, TaskBenchRecord):
-            yield name, document.plan()
             continue
         try:
             yield name, Plan.from_dict(document, source=name)

@@ -17,9 +17,9 @@ from harness.plan._taskbench_record import TaskBenchRecord
 
 __all__ = ["Document", "is_record_list", "jsonl_lines", "label_of", "labelled"]
 
-Document = tuple[str | None, dict[str, Any] | Plan | TaskBenchRecord | PlanLoadError]
+Document = tuple[str | None, dict[str, Any] | Plan | PlanLoadError]
 """A plan document found in an input: (item label or None, canonical dict, a plan an adapter
-built directly, a plain TaskBench record line read as a graph, or the error)."""
+built directly, or the error)."""
 
 _RECORD_KEYS = ("tasks", "task_nodes", "conversations")
 

@@ -86,8 +86,8 @@ def _entries(
             documents = documents_from_lines(lines, fmt=format, source=source)
             yield from plans_from_documents(documents, source)
             return
-        # One loop for the plain TaskBench line (a file of them is checked at the pace of
-        # its JSON parse); any other line goes through documents_from_lines, labels shared.
+        # One loop for the plain TaskBench line (without the general path's layers per line);
+        # any other line goes through documents_from_lines, the labels seen shared.
         seen: set[str] = set()
         for number, line in lines:
             if type(line) is str and '"task_nodes"' in line:
