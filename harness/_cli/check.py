@@ -126,21 +126,55 @@ class _Tally:
             self.failed += 1
 
 
+_BATCH = 256
+"""Results printed per write: each write goes through the redaction layer's scrubber."""
+
+
 def _print_json(results: Iterable[FileResult]) -> _Tally:
     """``{"plans": [...]}`` byte for byte as ``print_json`` writes it, each result written as
-    it comes (``_pretty``: json's own indenting encoder is pure Python and builds closures
-    that only the cyclic collector frees)."""
+    it comes (``_result_json``: json's own indenting encoder is pure Python and builds
+    closures that only the cyclic collector frees)."""
     out = sys.stdout.write
     tally = _Tally()
+    chunk: list[str] = []
     for result in results:
-        out(",\n    " if tally.plans else '{\n  "plans": [\n    ')
-        out(_pretty(result.to_dict(), "\n    "))
+        chunk.append(",\n    " if tally.plans else '{\n  "plans": [\n    ')
+        chunk.append(_result_json(result))
         tally.add(result)
-    out("\n  ]\n}\n" if tally.plans else '{\n  "plans": []\n}\n')
+        if len(chunk) >= 2 * _BATCH:
+            out("".join(chunk))
+            chunk.clear()
+    chunk.append("\n  ]\n}\n" if tally.plans else '{\n  "plans": []\n}\n')
+    out("".join(chunk))
     return tally
 
 
 _scalar = json.JSONEncoder(ensure_ascii=False).encode
+_string: Any = json.encoder.encode_basestring
+"""A str as ``json.dumps(..., ensure_ascii=False)`` writes it (json's C encoder)."""
+
+
+def _result_json(result: FileResult) -> str:
+    """``result.to_dict()`` as ``json.dumps(indent=2, ensure_ascii=False)`` writes it, its
+    lines after the first indented by four spaces (an item of ``plans``)."""
+    report = result.report
+    if report is None:
+        return _pretty(result.to_dict(), "\n    ")
+    head = (
+        f'{{\n      "path": {_string(result.path)},\n      "ok": '
+        f'{"true" if report.ok else "false"},\n      "task_count": {report.task_count},'
+        '\n      "violations": '
+    )
+    if not report.violations:
+        return head + "[]\n    }"
+    items = [
+        f'{{\n          "check": {_string(v.check)},\n          "severity": '
+        f"{_string(v.severity)},\n          "
+        f'"task": {"null" if v.task is None else _string(v.task)},\n          "path": '
+        f'{_string(v.path)},\n          "message": {_string(v.message)}\n        }}'
+        for v in report.violations
+    ]
+    return head + "[\n        " + ",\n        ".join(items) + "\n      ]\n    }"
 
 
 def _pretty(value: Any, newline: str) -> str:
@@ -157,10 +191,15 @@ def _pretty(value: Any, newline: str) -> str:
 
 
 def _print_text(results: Iterable[FileResult]) -> _Tally:
-    out = sys.stdout.write
+    write = sys.stdout.write
     tally = _Tally()
+    chunk: list[str] = []
+    out = chunk.append
     for r in results:
         tally.add(r)
+        if len(chunk) >= _BATCH:
+            write("".join(chunk))
+            chunk.clear()
         if r.error is not None or r.report is None:
             out(f"{r.path}: unusable: {r.error}\n")
             continue
@@ -181,7 +220,8 @@ def _print_text(results: Iterable[FileResult]) -> _Tally:
         for v in report.violations:
             out(f"  {v.severity:<7} {v.check:<21} {v.path:<26} {v.message}\n")
     passed = tally.plans - tally.failed - tally.unusable
-    out(
+    write("".join(chunk))
+    write(
         f"{tally.plans} plans: {passed} passed, {tally.failed} failed, {tally.unusable} "
         f"unusable; {tally.errors} errors, {tally.warnings} warnings\n"
     )

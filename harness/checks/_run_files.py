@@ -12,7 +12,10 @@ from harness._errors import PlanLoadError
 from harness._gc import gc_paused
 from harness.checks._report import CheckReport, Expectations
 from harness.checks._structural import check_plan
-from harness.plan import MAX_PLAN_BYTES, iter_plan_file
+from harness.checks._taskbench_lane import base_outcomes, check_taskbench_record
+from harness.plan import MAX_PLAN_BYTES
+from harness.plan._stream import iter_plan_entries
+from harness.plan._taskbench_record import TaskBenchRecord
 from harness.registry import Registry
 
 __all__ = ["FileResult", "check_files", "iter_check_files"]
@@ -77,11 +80,15 @@ def iter_check_files(
     max_bytes: int = MAX_PLAN_BYTES,
 ) -> Iterator[FileResult]:
     """``check_files``, one result at a time: a many-plan file (JSON Lines) is read, checked
-    and given plan by plan, so memory does not grow with the file (``iter_plan_file``)."""
+    and given plan by plan, so memory does not grow with the file (``iter_plan_file``). A plain
+    TaskBench line is checked on its graph of node positions, its plan built only when read
+    or when that lane does not answer for it (``harness.checks._taskbench_lane``)."""
+    expect = expect or Expectations()
+    outcomes = base_outcomes(expect)
     for path in paths:
-        plans = iter_plan_file(path, format=format, max_bytes=max_bytes)
+        entries = iter_plan_entries(path, format=format, max_bytes=max_bytes)
         try:
-            first = next(plans, None)
+            first = next(entries, None)
         except PlanLoadError as exc:
             yield FileResult(str(path), None, _without_source(exc, str(path)))
             continue
@@ -90,12 +97,20 @@ def iter_check_files(
         # A multi-plan file builds many small acyclic objects: the cyclic collector would
         # only rescan them (see harness._gc).
         with gc_paused():
-            for label, plan in chain((first,), plans):
-                if isinstance(plan, PlanLoadError):
-                    yield FileResult(label, None, _without_source(plan, label))
+            for label, entry in chain((first,), entries):
+                if isinstance(entry, PlanLoadError):
+                    yield FileResult(label, None, _without_source(entry, label))
+                    continue
+                report: CheckReport | None = None
+                if isinstance(entry, TaskBenchRecord):
+                    if registry is None:  # a plain TaskBench line: checked on its graph
+                        report = check_taskbench_record(entry, expect, outcomes)
+                    plan = entry.plan() if report is None else None
                 else:
+                    plan = entry
+                if plan is not None:
                     report = check_plan(plan, registry=registry, expect=expect)
-                    yield FileResult(label, report, None)
+                yield FileResult(label, report, None)
 
 
 def _without_source(exc: PlanLoadError, label: str) -> str:

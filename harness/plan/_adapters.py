@@ -157,13 +157,18 @@ def _from_jsonl(lines: Iterable[tuple[int, str]], *, fmt: str, source: str) -> l
 
 
 def documents_from_lines(
-    lines: Iterable[tuple[int, str | PlanLoadError]], *, fmt: str, source: str
+    lines: Iterable[tuple[int, str | PlanLoadError]],
+    *,
+    fmt: str,
+    source: str,
+    seen: set[str] | None = None,
 ) -> Iterator[Document]:
     """The documents of JSON Lines given as ``(line number, line)`` pairs, lazily: one per
     non-empty line, a damaged line (or one the reader could not read, given as its error)
-    being that line's own unusable entry."""
+    being that line's own unusable entry. ``seen``: the labels given so far, when a file's
+    lines come in more than one call."""
     fast = fmt in ("auto", "canonical", "taskbench")
-    for label, value in labelled(_line_values(lines, fast=fast, source=source)):
+    for label, value in labelled(_line_values(lines, fast=fast, source=source), seen):
         name = f"{source}#{label}"
         if isinstance(value, PlanLoadError | Plan):
             yield label, value

@@ -13,8 +13,9 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness.plan._model import Plan
+from harness.plan._taskbench_record import TaskBenchRecord
 
-__all__ = ["Document", "is_record_list", "jsonl_lines", "labelled"]
+__all__ = ["Document", "is_record_list", "jsonl_lines", "label_of", "labelled"]
 
 Document = tuple[str | None, dict[str, Any] | Plan | PlanLoadError]
 """A plan document found in an input: (item label or None, canonical dict, a plan an adapter
@@ -55,22 +56,30 @@ def _is_record(item: Any) -> bool:
     return isinstance(result, dict) and "task_nodes" in result
 
 
-def labelled(values: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, Any]]:
+def labelled(
+    values: Iterable[tuple[int, Any]], seen: set[str] | None = None
+) -> Iterator[tuple[str, Any]]:
     """``(label, value)`` for ``(position, value)`` pairs: id, else plan_id, else position.
 
-    Lazy, so that a streamed file is labelled as it is read (only the labels seen are kept).
+    Lazy, so that a streamed file is labelled as it is read (only the labels seen are kept;
+    ``seen`` holds them when the file's values are labelled in more than one call).
     """
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     for position, value in values:
-        label = _own_label(value) or str(position)
-        if label in seen:
-            label = f"{label}@{position}"
-        seen.add(label)
-        yield label, value
+        yield label_of(position, value, seen), value
+
+
+def label_of(position: int, value: Any, seen: set[str]) -> str:
+    """The label of the value at ``position`` (see ``labelled``), added to ``seen``."""
+    label = _own_label(value) or str(position)
+    if label in seen:
+        label = f"{label}@{position}"
+    seen.add(label)
+    return label
 
 
 def _own_label(value: Any) -> str | None:
-    if isinstance(value, Plan):
+    if isinstance(value, Plan | TaskBenchRecord):
         return value.plan_id.strip() or None if value.plan_id else None
     if not isinstance(value, dict):
         return None

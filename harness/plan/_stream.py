@@ -23,12 +23,16 @@ from harness.plan._adapters import documents_from_lines
 from harness.plan._json import MAX_PLAN_BYTES
 from harness.plan._load import load_plan_file, plans_from_documents
 from harness.plan._model import Plan
+from harness.plan._multi import label_of
+from harness.plan._taskbench_record import TaskBenchRecord, read_taskbench_record
 
-__all__ = ["iter_plan_file"]
+__all__ = ["iter_plan_entries", "iter_plan_file"]
 
 _STREAMED = frozenset({"auto", "canonical", "taskbench", "hugginggpt", "worfbench"})
 """Formats whose JSON Lines files are read one record a line (``text`` and ``llmcompiler``
 read a file as one answer)."""
+_RECORD_FORMATS = frozenset({"auto", "canonical", "taskbench"})
+"""Formats whose lines may be plain TaskBench records (``iter_plan_entries``)."""
 _BOM = "\ufeff"
 
 Line = tuple[int, str | PlanLoadError]
@@ -48,7 +52,25 @@ def iter_plan_file(
         PlanLoadError: the file as a whole is unusable (missing, a directory, over the limit,
             not UTF-8, ...), before any pair is given.
     """
-    path = Path(path)
+    for label, entry in _entries(Path(path), format, max_bytes, records=False):
+        yield label, entry.plan() if isinstance(entry, TaskBenchRecord) else entry
+
+
+def iter_plan_entries(
+    path: Path | str, *, format: str = "auto", max_bytes: int = MAX_PLAN_BYTES
+) -> Iterator[tuple[str, Plan | PlanLoadError | TaskBenchRecord]]:
+    """``iter_plan_file``, a plain TaskBench line given as its ``TaskBenchRecord`` (a graph of
+    node positions; ``.plan()`` builds its plan): for checks that need no ``Plan``.
+
+    Raises:
+        PlanLoadError: as ``iter_plan_file``.
+    """
+    return _entries(Path(path), format, max_bytes, records=True)
+
+
+def _entries(
+    path: Path, format: str, max_bytes: int, *, records: bool
+) -> Iterator[tuple[str, Plan | PlanLoadError | TaskBenchRecord]]:
     source = str(path)
     if format not in _STREAMED:
         yield from load_plan_file(path, format=format, max_bytes=max_bytes)
@@ -60,8 +82,23 @@ def iter_plan_file(
             yield from load_plan_file(path, format=format, max_bytes=max_bytes)
             return
         lines = chain(head, _rest(fh, max_bytes, first=head[-1][0] + 1, source=source))
-        documents = documents_from_lines(lines, fmt=format, source=source)
-        yield from plans_from_documents(documents, source)
+        if not records or format not in _RECORD_FORMATS:
+            documents = documents_from_lines(lines, fmt=format, source=source)
+            yield from plans_from_documents(documents, source)
+            return
+        # One loop for the plain TaskBench line (without the general path's layers per line);
+        # any other line goes through documents_from_lines, the labels seen shared.
+        seen: set[str] = set()
+        for number, line in lines:
+            if type(line) is str and '"task_nodes"' in line:
+                record = read_taskbench_record(line)
+                if record is not None:
+                    yield f"{source}#{label_of(number, record, seen)}", record
+                    continue
+            documents = documents_from_lines(
+                ((number, line),), fmt=format, source=source, seen=seen
+            )
+            yield from plans_from_documents(documents, source)
 
 
 def _open(path: Path) -> BinaryIO:
