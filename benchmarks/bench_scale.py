@@ -10,11 +10,14 @@ shape), then times each step as the user runs it, one whole process each
     planeval report RUN
     planeval gate RUN --min-pass-rate 0.5
 
-and prints each step's time per case and the growth of peak memory per case between sizes
-(target for ``run``: at most 2 KiB per case). Past 1,000 cases the import writes the cases to
+and prints each step's time per case and the growth of peak memory per case between sizes.
+The verdict for ``run`` (at most 2 KiB per case) is paired: ``run`` of the smallest size and of
+each larger one as separate processes, alternating, ``--pairs`` times; the growth per case of
+each pair, their median and spread (min-max). Past 1,000 cases the import writes the cases to
 ``evals/scale.cases.jsonl`` (docs/suites.md), so no size limit stands in the way.
 
-Run: ``python benchmarks/bench_scale.py [--sizes 1000,10000,100000] [--as-is]``.
+Run: ``python benchmarks/bench_scale.py [--sizes 1000,10000,100000] [--pairs 3]
+[--skip report,gate] [--as-is]``.
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from _installed_env import installed_env
-from _paired import MIB, Measure, measure
+from _paired import MIB, Measure, measure, verdict
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "worfbench" / "toolbench.json"
 STEPS = ("import", "run", "report", "gate")
@@ -60,7 +64,7 @@ def items(count: int) -> list[dict[str, Any]]:
     return [{**base[k % len(base)], "id": f"item-{k:06d}"} for k in range(count)]
 
 
-def steps(root: Path, count: int, env: dict[str, str]) -> dict[str, Measure]:
+def steps(root: Path, count: int, env: dict[str, str], skip: set[str]) -> dict[str, Measure]:
     """Each step of one size, timed as its own process."""
     data = root / f"data-{count}.json"
     data.write_text(json.dumps(items(count)), encoding="utf-8")
@@ -77,59 +81,111 @@ def steps(root: Path, count: int, env: dict[str, str]) -> dict[str, Measure]:
             "--root",
             str(project),
         ],
-        "run": [*py, "run", str(project / "evals" / "scale.yaml"), "--out", str(run)],
+        "run": run_command(project, run),
         "report": [*py, "report", str(run)],
         "gate": [*py, "gate", str(run), "--min-pass-rate", "0.5"],
     }
     found = {}
     for step in STEPS:
-        found[step] = measure(commands[step], env=env, ok_codes=(0, 1), cwd=root)
+        if step not in skip:
+            found[step] = measure(commands[step], env=env, ok_codes=(0, 1), cwd=root)
     return found
+
+
+def run_command(project: Path, out: Path) -> list[str]:
+    """``planeval run`` of the project's suite into ``out``."""
+    suite = project / "evals" / "scale.yaml"
+    return [sys.executable, "-m", "harness", "run", str(suite), "--out", str(out)]
+
+
+def run_pairs(
+    root: Path, small: int, count: int, env: dict[str, str], pairs: int
+) -> list[tuple[Measure, Measure]]:
+    """``run`` of the small and the large project as separate processes, alternating
+    small/large then large/small, ``pairs`` times: (small, large) per pair."""
+    found = []
+    for k in range(pairs):
+        order = (small, count) if k % 2 == 0 else (count, small)
+        got = {}
+        for size in order:
+            out = root / f"pair-run-{size}"
+            command = run_command(root / f"project-{size}", out)
+            got[size] = measure(command, env=env, ok_codes=(0, 1), cwd=root)
+            shutil.rmtree(out)
+        found.append((got[small], got[count]))
+    return found
+
+
+def print_pairs(small: int, count: int, pairs: list[tuple[Measure, Measure]]) -> None:
+    """Peak memory growth per case of ``run`` from each pair: median, spread and verdict."""
+    grown = [(big.peak - little.peak) / (count - small) for little, big in pairs]
+    cpu = [big.cpu / count * 1e3 for _little, big in pairs]
+    low, high, mid = min(grown), max(grown), statistics.median(grown)
+    print(
+        f"  run     peak memory growth {small:,} -> {count:,} cases, {len(pairs)} pairs: "
+        f"median {mid / 1024:.2f} KiB per case (spread {low / 1024:.2f}-{high / 1024:.2f}); "
+        f"target <= 2 KiB: {verdict(low, high, 2048)}; "
+        f"cpu {statistics.median(cpu):.2f} ms/case (spread {min(cpu):.2f}-{max(cpu):.2f}); "
+        f"peak {statistics.median(b.peak for _l, b in pairs) / MIB:.1f} MiB",
+        flush=True,
+    )
 
 
 def clean(root: Path, count: int) -> None:
     """Remove one size's data, project and run (100,000 recordings take a while)."""
     (root / f"data-{count}.json").unlink()
     shutil.rmtree(root / f"project-{count}")
-    shutil.rmtree(root / f"run-{count}")
+    shutil.rmtree(root / f"run-{count}", ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=3,
+        help="paired runs (smallest size vs each larger one) for the run memory verdict",
+    )
+    parser.add_argument(
+        "--skip", default="", help="steps to leave out, comma-separated (report,gate)"
+    )
     parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    skip = {s for s in args.skip.split(",") if s}
+    if skip - set(STEPS) or {"import", "run"} & skip:
+        parser.error(f"--skip takes report and/or gate, got {args.skip!r}")
     source = "public toolbench items" if SHARED.is_file() else "hand-written items"
     print(f"WorfBench suites of {', '.join(f'{n:,}' for n in sizes)} cases ({source})")
     results: dict[int, dict[str, Measure]] = {}
+    small = sizes[0]
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
         root = Path(folder)
         env = installed_env(root / "pycache", as_is=args.as_is)
-        steps(root, 20, env)  # unmeasured: writes the bytecode cache, warms the page cache
+        steps(root, 20, env, skip)  # unmeasured: writes the bytecode cache, warms the page cache
         clean(root, 20)
         for count in sizes:
-            results[count] = steps(root, count, env)
+            results[count] = steps(root, count, env, skip)
             for step, m in results[count].items():
                 print(
                     f"  {count:>7,} cases  {step:<7} cpu {m.cpu:8.2f} s  wall {m.wall:8.2f} s  "
                     f"peak {m.peak / MIB:7.1f} MiB  {m.cpu / count * 1e3:6.2f} ms cpu/case",
                     flush=True,
                 )
-            clean(root, count)
-    small = min(sizes)
+            if count != small:
+                if args.pairs:
+                    print_pairs(small, count, run_pairs(root, small, count, env, args.pairs))
+                clean(root, count)
+        clean(root, small)
     for count in sizes:
         if count == small:
             continue
-        for step in STEPS:
+        for step in results[count]:
             grown = results[count][step].peak - results[small][step].peak
-            per_case = grown / (count - small)
-            target = ""
-            if step == "run":
-                target = f" (target <= 2 KiB: {'met' if per_case <= 2048 else 'MISSED'})"
             print(
-                f"  {step:<7} peak memory growth {small:,} -> {count:,} cases: "
-                f"{per_case / 1024:6.2f} KiB per case{target}"
+                f"  {step:<7} peak memory growth {small:,} -> {count:,} cases (one run each): "
+                f"{grown / (count - small) / 1024:6.2f} KiB per case"
             )
 
 

@@ -17,11 +17,11 @@ def print_usage(console: Console, results: list[RunResult]) -> None:
     """A table of tokens and cost per suite and model, when any row reported usage."""
     from rich.table import Table
 
-    from harness.cost import run_prices, summarize_usage, usage_table_rows
+    from harness.cost import usage_table_rows
 
     blocks = []
     for result in results:
-        summaries, total = summarize_usage(result.rows, run_prices(result.manifest))
+        summaries, total = result.summary().usage()
         if total.calls:
             blocks.append((result.manifest.suite, summaries, total))
     if not blocks:
@@ -58,7 +58,7 @@ def print_budget_stop(
     stopped = budget.get("stopped")
     if not stopped:
         return
-    refused = [r for r in result.rows if r.status == "missing" and r.detail == stopped]
+    refused = result.summary().budget_refused
     reason = stopped.removeprefix("not called: ")
     command = (
         selection.continue_command()
@@ -66,7 +66,7 @@ def print_budget_stop(
         else result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
     )
     console.print(
-        f"budget: {reason}; {len(refused)} sample(s) were not called (missing). "
+        f"budget: {reason}; {refused} sample(s) were not called (missing). "
         f"Continue, paying only for the gaps, with: {command}",
         highlight=False,
         markup=False,

@@ -61,8 +61,6 @@ def _table(results: list[RunResult], *, compact: bool) -> Table:
     from rich import box
     from rich.table import Table
 
-    from harness.run import summarize
-
     mode = results[0].manifest.record_mode if results else "none"
     how = "replayed recordings" if mode == "none" else f"record mode {mode}"
     table = Table(
@@ -80,7 +78,7 @@ def _table(results: list[RunResult], *, compact: bool) -> Table:
     rows: list[list[str]] = []
     for result in results:
         manifest = result.manifest
-        for summary in summarize(result.rows, (m["id"] for m in manifest.models)):
+        for summary in result.summary().model_summaries():
             c = summary.counts
             counted = c["pass"] + c["fail"] + c["unparseable"]
             cells = [
@@ -126,21 +124,21 @@ def print_table(console: Console, results: list[RunResult]) -> None:
 def print_failing(console: Console, results: list[RunResult]) -> None:
     """Up to ``FAILING_SHOWN`` failing (case, model) pairs, worst first, with the first
     violation of each, and where to see all of them."""
-    from harness.run import failing_cases
-
-    failing = [f for result in results for f in failing_cases(result.rows)]
-    if not failing:
+    tallies = [(result, result.summary()) for result in results]
+    count = sum(tally.failing_count for _, tally in tallies)
+    if not count:
         return
+    failing = [f for _, tally in tallies for f in tally.worst_failing()]
     failing.sort(key=lambda f: -f.failed / f.counted)
     console.print()
     console.print(
-        f"failing cases ({len(failing):,}), worst first, with the first violation:",
+        f"failing cases ({count:,}), worst first, with the first violation:",
         highlight=False,
     )
     for item in failing[:FAILING_SHOWN]:
         console.print(f"  {item.describe()}", highlight=False, markup=False, overflow="fold")
-    runs = " ".join(str(r.run_dir) for r in results if failing_cases(r.rows))
-    more = f"…and {len(failing) - FAILING_SHOWN:,} more; " if len(failing) > FAILING_SHOWN else ""
+    runs = " ".join(str(r.run_dir) for r, tally in tallies if tally.failing_count)
+    more = f"…and {count - FAILING_SHOWN:,} more; " if count > FAILING_SHOWN else ""
     console.print(
         f"  {more}all of them: planeval report {runs} (summary.md lists them, new "
         "regressions first with --baseline reports/baselines/; report.html has every violation)",

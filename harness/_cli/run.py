@@ -234,7 +234,7 @@ def run_and_report(
                 target = out / suite.name if out is not None and len(paths) > 1 else out
                 total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
                 if shard is not None:
-                    total = len(shard.select(range(total)))
+                    total = shard.size(total)
                 with live_progress(
                     stderr, total=total, stats=stats, enabled=show_progress
                 ) as advance:
@@ -276,7 +276,8 @@ def run_and_report(
                 else finish_command(kept, suite_arg=stopped_arg)
             )
             say_error(
-                f"interrupted ({why}): {len(stopped.rows)}{of} rows kept in {stopped.run_dir} "
+                f"interrupted ({why}): {stopped.summary().rows}{of} rows kept in "
+                f"{stopped.run_dir} "
                 f"(run.json marks it interrupted); finish with: {finish}"
             )
         else:
@@ -324,22 +325,30 @@ def report_run(
     )
     for notice in result.notices:
         say_error(f"note: {notice}")
-    errors = result.rows_with("error")
-    if errors:
-        say_error(f"{len(errors)} sample(s) failed with infrastructure errors (not plan failures):")
-        _list_rows(stderr, [f"{r.case} ({r.model}, sample {r.sample}): {r.detail}" for r in errors])
-    pending = result.rows_with("missing", "stale")
-    if pending:
-        missing = sum(r.status == "missing" for r in pending)
+    tally = result.summary()
+    counts = tally.counts()
+    if counts["error"]:
         say_error(
-            f"{missing} sample(s) have no recording and {len(pending) - missing} are stale "
+            f"{counts['error']} sample(s) failed with infrastructure errors (not plan failures):"
+        )
+        _list_rows(
+            stderr,
+            [f"{r.case} ({r.model}, sample {r.sample}): {r.detail}" for r in tally.first_errors()],
+            counts["error"],
+        )
+    missing, stale = counts["missing"], counts["stale"]
+    if missing or stale:
+        say_error(
+            f"{missing} sample(s) have no recording and {stale} are stale "
             "(recorded under another prompt or request):"
         )
         _list_rows(
-            stderr, [f"{r.status}: {r.case} ({r.model}, sample {r.sample})" for r in pending]
+            stderr,
+            [f"{r.status}: {r.case} ({r.model}, sample {r.sample})" for r in tally.first_pending()],
+            missing + stale,
         )
         command = result.rerecord_command(suite_arg=suite_arg, fixtures=fixtures)
-        gaps = dict.fromkeys(r.model for r in pending)
+        gaps = tally.pending_models()
         recordable = [
             m for m in gaps if (spec := result.suite.model(m)) and spec.provider != "dataset"
         ]
@@ -360,9 +369,9 @@ def report_run(
             )
 
 
-def _list_rows(console: Console, lines: list[str]) -> None:
-    """The first few lines, indented, then how many more there are."""
+def _list_rows(console: Console, lines: list[str], total: int) -> None:
+    """The first few of ``total`` lines, indented, then how many more there are."""
     for line in lines[:_SHOWN]:
         console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
-    if len(lines) > _SHOWN:
-        console.print(f"  … and {len(lines) - _SHOWN} more (see results.jsonl)", highlight=False)
+    if total > _SHOWN:
+        console.print(f"  … and {total - _SHOWN} more (see results.jsonl)", highlight=False)

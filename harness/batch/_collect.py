@@ -275,8 +275,9 @@ def _create_or_find(
             if found is not None:
                 return str(found)
         requests = []
+        cases = _cases_named(suite, entry)
         for cid, (case_id, _sample) in entry["requests"].items():
-            case = suite.case(case_id)
+            case = cases.get(case_id)
             if case is None:
                 raise InputError(f"the saved batch names case {case_id!r}, not in the suite")
             requests.append((cid, provider.request_body(model, suite.render_prompt(case))))
@@ -294,6 +295,13 @@ def _create_or_find(
         return created
     finally:
         client.close()
+
+
+def _cases_named(suite: Suite, entry: dict[str, Any]) -> dict[str, Case]:
+    """The suite's cases that a saved batch's requests name, found in one pass over the
+    cases (a suite with a cases file finds a case by reading the file)."""
+    wanted = {case_id for case_id, _sample in entry["requests"].values()}
+    return {case.id: case for case in suite.cases if case.id in wanted}
 
 
 def _finish(
@@ -320,9 +328,10 @@ def _finish(
         client.close()
     batch_id = entry["batch_id"]
     answered: dict[str, dict[str, int] | None] = {}
+    cases = _cases_named(suite, entry)
     for cid, (case_id, sample) in entry["requests"].items():
         outcome = outcomes.get(cid) or Outcome(None, "no result for this request", expired=True)
-        case = suite.case(case_id)
+        case = cases.get(case_id)
         if outcome.body is None or case is None:
             entry["failures"][cid] = _failure(batch_id, outcome)
             continue

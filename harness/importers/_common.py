@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,15 +128,24 @@ whole (a 5,000-case WorfBench suite would be a 23.5 MiB YAML file, over the 8 Mi
 
 
 def stage_suite(
-    staged: StagedFiles, name: str, doc: dict[str, Any], cases: list[dict[str, Any]], header: str
+    staged: StagedFiles,
+    name: str,
+    doc: dict[str, Any],
+    cases: Iterable[dict[str, Any]],
+    header: str,
+    *,
+    count: int,
 ) -> None:
-    """Stage ``evals/<name>.yaml`` with its cases inline, or, past ``INLINE_CASES_LIMIT``
-    cases, naming ``evals/<name>.cases.jsonl`` (one case a line) staged beside it."""
-    if len(cases) <= INLINE_CASES_LIMIT:
-        staged.add(f"evals/{name}.yaml", header + dump_yaml({**doc, "cases": cases}))
+    """Stage ``evals/<name>.yaml`` with its ``count`` cases inline, or, past
+    ``INLINE_CASES_LIMIT`` cases, naming ``evals/<name>.cases.jsonl`` (one case a line)
+    staged beside it, written a case at a time as ``cases`` makes them."""
+    if count <= INLINE_CASES_LIMIT:
+        staged.add(f"evals/{name}.yaml", header + dump_yaml({**doc, "cases": list(cases)}))
         return
-    lines = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases)
-    staged.add(f"evals/{name}.cases.jsonl", lines)
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    with staged.open(f"evals/{name}.cases.jsonl") as fh:
+        for case in cases:
+            fh.write(encode(case) + "\n")
     staged.add(
         f"evals/{name}.yaml", header + dump_yaml({**doc, "cases_file": f"{name}.cases.jsonl"})
     )
@@ -163,7 +173,7 @@ def stage_gold_answers(
     source: Source,
     origin: str,
     digest: str,
-    answers: list[tuple[str, str]],
+    answers: Iterable[tuple[str, str]],
 ) -> list[Path]:
     """Stage one response file per ``(case id, answer)`` of an imported gold model.
 

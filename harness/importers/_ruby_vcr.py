@@ -127,40 +127,40 @@ def import_ruby_vcr(
         check_name(model, what="model name", source=source)
 
     digest = prompt_hash(template)
-    staged = StagedFiles(root)
-    samples: dict[tuple[str, str], int] = {}
-    recordings = []
-    for answer in answers:
-        case_id = case_ids[answer.goal]
-        sample = samples.get((answer.model, case_id), 0)
-        samples[(answer.model, case_id)] = sample + 1
-        folder = f"plan_fixtures/{name}/{answer.model}/{case_id}"
-        if sample == 0:
-            staged.replace_tree(folder)
-        record = ResponseFile(
-            provenance=Provenance(
-                source="import:ruby-vcr",
-                model=answer.model,
-                prompt_hash=digest,
-                recorded_at=answer.recorded_at,
-                harness_version=__version__,
-                params=answer.params,
-                origin=f"{path.name}#http_interactions/{answer.index}",
-            ),
-            response=answer.content,
-            latency_ms=answer.latency_ms,
-            tokens=answer.tokens,
-        )
-        text = json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n"
-        staged.add(f"{folder}/sample-{sample}.json", redact(text, secrets))
-        recordings.append(root / folder / f"sample-{sample}.json")
-    license_text = _license_note(path, name)
-    if license_text:
-        staged.add(f"plan_fixtures/{name}/LICENSE", license_text)
-    staged.add(f"evals/prompts/{name}.md", template)
-    doc = _suite_doc(name, path, description, list(models.values()), case_ids, samples)
-    staged.add(f"evals/{name}.yaml", redact(doc, secrets))
-    files = staged.commit()
+    with StagedFiles(root) as staged:
+        samples: dict[tuple[str, str], int] = {}
+        recordings = []
+        for answer in answers:
+            case_id = case_ids[answer.goal]
+            sample = samples.get((answer.model, case_id), 0)
+            samples[(answer.model, case_id)] = sample + 1
+            folder = f"plan_fixtures/{name}/{answer.model}/{case_id}"
+            if sample == 0:
+                staged.replace_tree(folder)
+            record = ResponseFile(
+                provenance=Provenance(
+                    source="import:ruby-vcr",
+                    model=answer.model,
+                    prompt_hash=digest,
+                    recorded_at=answer.recorded_at,
+                    harness_version=__version__,
+                    params=answer.params,
+                    origin=f"{path.name}#http_interactions/{answer.index}",
+                ),
+                response=answer.content,
+                latency_ms=answer.latency_ms,
+                tokens=answer.tokens,
+            )
+            text = json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n"
+            staged.add(f"{folder}/sample-{sample}.json", redact(text, secrets))
+            recordings.append(root / folder / f"sample-{sample}.json")
+        license_text = _license_note(path, name)
+        if license_text:
+            staged.add(f"plan_fixtures/{name}/LICENSE", license_text)
+        staged.add(f"evals/prompts/{name}.md", template)
+        doc = _suite_doc(name, path, description, list(models.values()), case_ids, samples)
+        staged.add(f"evals/{name}.yaml", redact(doc, secrets))
+        files = staged.commit()
     return ImportResult(
         suite=name,
         suite_path=root / "evals" / f"{name}.yaml",

@@ -13,25 +13,59 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import TextIO
 
 __all__ = ["StagedFiles"]
 
 
 class StagedFiles:
-    """Files to write under a root, committed together."""
+    """Files to write under a root, committed together.
+
+    Each file is written into the staging folder as it is added (an import of 100,000 cases
+    holds none of their texts); use it as a context manager, so that an import that fails
+    before ``commit`` removes what it staged::
+
+        with StagedFiles(root) as staged:
+            staged.add("evals/x.yaml", text)
+            staged.commit()
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._files: dict[PurePosixPath, str] = {}
+        self._files: dict[PurePosixPath, None] = {}
         self._trees: list[PurePosixPath] = []
+        self._staging: Path | None = None
+        self._created_dirs: list[Path] = []
+
+    def __enter__(self) -> StagedFiles:
+        return self
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        if kind is not None:
+            self.discard()
 
     def add(self, relpath: str, text: str) -> None:
         """Stage ``text`` for ``root/relpath`` (a POSIX-style relative path)."""
+        with self.open(relpath) as fh:
+            fh.write(text)
+
+    @contextlib.contextmanager
+    def open(self, relpath: str) -> Iterator[TextIO]:
+        """Stage ``root/relpath`` written through the file handle given (UTF-8, ``\\n``
+        line ends): a large file is written a piece at a time."""
         rel = PurePosixPath(relpath)
         if rel.is_absolute() or ".." in rel.parts:
             raise ValueError(f"staged path must stay inside the root: {relpath!r}")
-        self._files[rel] = text
+        if self._staging is None:
+            self._created_dirs = _make_dirs(self.root)
+            self._staging = Path(tempfile.mkdtemp(prefix=".planeval-import-", dir=self.root))
+        path = self._staging.joinpath("new", *rel.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+        self._files[rel] = None
 
     def replace_tree(self, relpath: str) -> None:
         """Replace the folder ``root/relpath`` as a whole with the staged files under it."""
@@ -42,22 +76,28 @@ class StagedFiles:
         """Where the staged files will land, in the order they were added."""
         return [self.root.joinpath(*rel.parts) for rel in self._files]
 
+    def discard(self) -> None:
+        """Remove everything staged (and the folders made for it); nothing lands."""
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
+        _remove_empty(self._created_dirs)
+        self._created_dirs = []
+        self._files.clear()
+
     def commit(self) -> list[Path]:
-        """Write every staged file, or none of them.
+        """Move every staged file into place, or none of them.
 
         Returns:
             The paths written.
         """
-        created_dirs = _make_dirs(self.root)
-        staging = Path(tempfile.mkdtemp(prefix=".planeval-import-", dir=self.root))
+        if self._staging is None:
+            return []
+        created_dirs = self._created_dirs
+        staging = self._staging
         moved: list[tuple[Path, Path | None]] = []  # (target, backup or None)
         try:
             new, old = staging / "new", staging / "old"
-            for rel, text in self._files.items():
-                path = new.joinpath(*rel.parts)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(text)
             for rel in self._units():
                 target = self.root.joinpath(*rel.parts)
                 created_dirs += _make_dirs(target.parent)
@@ -71,9 +111,11 @@ class StagedFiles:
         except BaseException:
             _undo(moved)
             shutil.rmtree(staging, ignore_errors=True)
+            self._staging = None
             _remove_empty(created_dirs)
             raise
         shutil.rmtree(staging, ignore_errors=True)
+        self._staging = None
         return self.paths
 
     def _units(self) -> list[PurePosixPath]:

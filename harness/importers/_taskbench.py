@@ -96,33 +96,33 @@ def import_taskbench(
 
     template = taskbench_template(tool_desc)
     digest = prompt_hash(template)
-    staged = StagedFiles(root)
-    recordings = stage_gold_answers(
-        staged,
-        root,
-        suite=name,
-        model=TASKBENCH_GOLD_MODEL,
-        source="import:taskbench",
-        origin=f"taskbench/{path.name}",
-        digest=digest,
-        answers=[(record.id, record.answer) for record in chosen],
-    )
-    staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, tools, name))
-    staged.add(f"evals/prompts/{name}.md", template)
-    staged.add(f"evals/registries/{name}.json", tools.read_text(encoding="utf-8-sig"))
-    dependency = dependency_type(tool_desc)
-    doc, header = _suite_doc(name, domain, path, chosen, len(records), dependency)
-    cases = [
-        {
-            "id": r.id,
-            "goal": r.goal,
-            "tags": ["taskbench", domain, *([r.kind] if r.kind else [])],
-            "reference": r.reference,
-        }
-        for r in chosen
-    ]
-    stage_suite(staged, name, doc, cases, header)
-    files = staged.commit()
+    with StagedFiles(root) as staged:
+        recordings = stage_gold_answers(
+            staged,
+            root,
+            suite=name,
+            model=TASKBENCH_GOLD_MODEL,
+            source="import:taskbench",
+            origin=f"taskbench/{path.name}",
+            digest=digest,
+            answers=((record.id, record.answer) for record in chosen),
+        )
+        staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, tools, name))
+        staged.add(f"evals/prompts/{name}.md", template)
+        staged.add(f"evals/registries/{name}.json", tools.read_text(encoding="utf-8-sig"))
+        dependency = dependency_type(tool_desc)
+        doc, header = _suite_doc(name, domain, path, chosen, len(records), dependency)
+        cases = (
+            {
+                "id": r.id,
+                "goal": r.goal,
+                "tags": ["taskbench", domain, *([r.kind] if r.kind else [])],
+                "reference": r.reference,
+            }
+            for r in chosen
+        )
+        stage_suite(staged, name, doc, cases, header, count=len(chosen))
+        files = staged.commit()
     return ImportResult(
         suite=name,
         suite_path=root / "evals" / f"{name}.yaml",

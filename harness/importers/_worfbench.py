@@ -92,11 +92,15 @@ def import_worfbench(
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}", source=source)
     raw = _read_list(path)
-    items = [_parse_item(obj, index, source) for index, obj in enumerate(raw)]
+    domain = _domain(raw, path)
+    items = []
+    for index in range(len(raw)):  # each item is let go of as it is parsed
+        obj, raw[index] = raw[index], None
+        items.append(_parse_item(obj, index, source))
+    del raw
     _check_unique_ids(items, source)
     system = _common_system_prompt(items, source)
     chosen = items[:limit] if limit is not None else items
-    domain = _domain(raw, path)
 
     kind, capabilities = _registry(items)  # the union over the whole file, even when capped
     template = f"{system.rstrip()}\n\nTask: {{goal}}\n"
@@ -104,24 +108,25 @@ def import_worfbench(
         template += "{tool_list}\n"
     digest = prompt_hash(template)
 
-    staged = StagedFiles(root)
-    recordings = stage_gold_answers(
-        staged,
-        root,
-        suite=name,
-        model=GOLD_MODEL,
-        source="import:worfbench",
-        origin=f"worfbench/{path.name}",
-        digest=digest,
-        answers=[(item.id, item.answer) for item in chosen],
-    )
-    staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, name))
-    staged.add(f"evals/prompts/{name}.md", template)
-    if capabilities:
-        staged.add(f"evals/registries/{name}.yaml", _registry_text(capabilities, kind, path))
-    doc, header = _suite_doc(name, domain, path, chosen, len(items), bool(capabilities), kind)
-    stage_suite(staged, name, doc, [_case_doc(i, ["worfbench", domain]) for i in chosen], header)
-    files = staged.commit()
+    with StagedFiles(root) as staged:
+        recordings = stage_gold_answers(
+            staged,
+            root,
+            suite=name,
+            model=GOLD_MODEL,
+            source="import:worfbench",
+            origin=f"worfbench/{path.name}",
+            digest=digest,
+            answers=((item.id, item.answer) for item in chosen),
+        )
+        staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, name))
+        staged.add(f"evals/prompts/{name}.md", template)
+        if capabilities:
+            staged.add(f"evals/registries/{name}.yaml", _registry_text(capabilities, kind, path))
+        doc, header = _suite_doc(name, domain, path, chosen, len(items), bool(capabilities), kind)
+        cases = (_case_doc(i, ["worfbench", domain]) for i in chosen)
+        stage_suite(staged, name, doc, cases, header, count=len(chosen))
+        files = staged.commit()
     return ImportResult(
         suite=name,
         suite_path=root / "evals" / f"{name}.yaml",

@@ -415,12 +415,12 @@ def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtain
         tokens=got.answer.tokens if got.answer else None,
         answer=got.answer.text[:ANSWER_LIMIT] if got.answer else None,
     )
-    from harness.run._metrics import is_unpredicted_gold, metric_columns, unpredicted_gold_columns
+    from harness.run._metrics import metric_columns, unpredicted_gold, unpredicted_gold_columns
 
     if got.status is not None or got.answer is None:
         if got.status == "unparseable":  # an answer without text: scored as one
             row = replace(row, **metric_columns(suite, case, ""))
-        elif got.status == "missing" and is_unpredicted_gold(suite, model.id, case.id):
+        elif got.status == "missing" and unpredicted_gold(model, case):
             row = replace(row, **unpredicted_gold_columns(suite, case))
         return row
     from harness.checks import check_plan

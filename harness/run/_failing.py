@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FailingCase", "failing_cases"]
+__all__ = ["FailingCase", "failing_cases", "first_violation"]
 
 _FAILED = ("fail", "unparseable")
 _COUNTED = ("pass", "fail", "unparseable")
@@ -48,7 +48,8 @@ def _get(row: Any, name: str) -> Any:
     return row.get(name) if isinstance(row, Mapping) else getattr(row, name, None)
 
 
-def _first_violation(row: Any) -> str:
+def first_violation(row: Any) -> str:
+    """``check [task]: message`` of a failed row's first error (or why no plan was read)."""
     if _get(row, "status") == "unparseable":
         detail = " ".join(str(_get(row, "detail") or "the answer holds no plan").split())
         return f"unparseable: {detail}"
@@ -60,6 +61,9 @@ def _first_violation(row: Any) -> str:
     first = candidates[0]
     where = f" [{first['task']}]" if first.get("task") else ""
     return f"{first.get('check', '?')}{where}: {' '.join(str(first.get('message', '')).split())}"
+
+
+_first_violation = first_violation  # the name the report's failing section imports
 
 
 def failing_cases(rows: Iterable[Any]) -> list[FailingCase]:
@@ -85,7 +89,7 @@ def failing_cases(rows: Iterable[Any]) -> list[FailingCase]:
             failed[key] = failed.get(key, 0) + 1
             sample = int(_get(row, "sample") or 0)
             if key not in first or sample < first[key][0]:
-                first[key] = (sample, _first_violation(row))
+                first[key] = (sample, first_violation(row))
     order = {key: i for i, key in enumerate(counted)}
     out = [
         FailingCase(*key, failed[key], counted[key], first[key][1], first[key][0]) for key in failed

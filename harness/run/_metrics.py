@@ -13,9 +13,14 @@ import threading
 from typing import Any
 
 from harness._identity import IdentityCache
-from harness.suite import Case, Suite
+from harness.suite import Case, ModelSpec, Suite
 
-__all__ = ["is_unpredicted_gold", "metric_columns", "unpredicted_gold_columns"]
+__all__ = [
+    "is_unpredicted_gold",
+    "metric_columns",
+    "unpredicted_gold",
+    "unpredicted_gold_columns",
+]
 
 _LOCK = threading.Lock()
 _MATCHERS: dict[tuple[str, str | None], Any] = {}
@@ -98,12 +103,13 @@ def is_unpredicted_gold(suite: Suite, model_id: str, case_id: str) -> bool:
     reference plan: a gold id without a prediction, which TaskBench's ``evaluate.py`` leaves
     out (``exclude``) and the ``zero`` convention counts as an empty plan."""
     model, case = suite.model(model_id), suite.case(case_id)
-    return (
-        model is not None
-        and model.provider == "dataset"
-        and case is not None
-        and case.reference is not None
-    )
+    return model is not None and case is not None and unpredicted_gold(model, case)
+
+
+def unpredicted_gold(model: ModelSpec, case: Case) -> bool:
+    """``is_unpredicted_gold`` for the model and case at hand (no look-up by id: a suite
+    with a cases file finds a case by reading the file)."""
+    return model.provider == "dataset" and case.reference is not None
 
 
 def unpredicted_gold_columns(suite: Suite, case: Case) -> dict[str, Any]:

@@ -8,6 +8,7 @@ still in flight when the run stops leaves either a complete recording or none.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import json
@@ -19,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -42,12 +43,13 @@ from harness.run._evaluate import (
 )
 from harness.run._limits import limits_from_suite
 from harness.run._live import Budget, LiveControls, LiveStats, mean_recorded_output
-from harness.run._metrics import is_unpredicted_gold
+from harness.run._metrics import is_unpredicted_gold, unpredicted_gold
 from harness.run._records import PROMPTS_FILE, ResultRow, RunManifest
 from harness.run._shard import Shard, fixtures_for_shards
 from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
-from harness.suite import Case, ModelSpec, Suite
+from harness.run._tally import RunTally
+from harness.suite import Case, ModelSpec, StreamedCases, Suite
 
 __all__ = ["RunInterrupted", "RunResult", "live_record_mode", "run_suite"]
 
@@ -63,11 +65,33 @@ class RunResult:
     manifest: RunManifest
     """What run.json says."""
     rows: tuple[ResultRow, ...]
-    """Every finished row, in suite order (model, case, sample)."""
+    """Every finished row, in suite order (model, case, sample); empty for a run made with
+    ``keep_rows=False`` (its summary is ``tally``)."""
     suite: Suite
     """The suite that ran."""
     notices: tuple[str, ...] = field(default=())
     """One-line notes for the user (a dataset model that cannot be re-recorded, ...)."""
+    tally: RunTally | None = None
+    """What the summary reads, counted as rows finished (``summary()``)."""
+
+    def summary(self) -> RunTally:
+        """The run's tally: counts, per-case clusters, the first errors and gaps, the worst
+        failing cases, tokens and cost (made from ``rows`` when the run did not keep one)."""
+        if self.tally is not None:
+            return self.tally
+        from harness.cost import run_prices
+
+        manifest = self.manifest
+        return RunTally.of_rows(
+            self.rows,
+            [str(m["id"]) for m in manifest.models],
+            manifest.samples,
+            prices=run_prices(manifest),
+            budget_reason=(manifest.budget or {}).get("stopped"),
+            is_unpredicted=lambda r: (
+                self.suite is not None and is_unpredicted_gold(self.suite, r.model, r.case)
+            ),
+        )
 
     @property
     def interrupted(self) -> bool:
@@ -93,10 +117,7 @@ class RunResult:
 
     def _recordings_missing(self) -> bool:
         """Whether a missing row is one a recording would fill (see ``exit_code``)."""
-        return any(
-            row.status == "missing" and not is_unpredicted_gold(self.suite, row.model, row.case)
-            for row in self.rows
-        )
+        return self.summary().recordings_missing
 
     def rows_with(self, *statuses: str) -> list[ResultRow]:
         """The rows whose status is one of ``statuses``."""
@@ -112,7 +133,7 @@ class RunResult:
         """
         from harness.run._finish import rerecord_command
 
-        models = [r.model for r in self.rows_with("missing", "stale")]
+        models = self.summary().pending_models()
         command = rerecord_command(
             self.manifest,
             models,
@@ -197,10 +218,10 @@ def run_suite(
         stop: looked at between rows (``stop_on_signals`` sets it on SIGINT and SIGTERM); a
             stop ends the run like Ctrl+C.
         keep_rows: keep each finished row whole in ``RunResult.rows`` (the default). False
-            keeps only what a summary reads (ids, status, tokens, latency, detail and the first
-            violation of a failing row; ``summary_row``): every row is still written whole to
-            results.jsonl as it finishes, and the run's memory no longer grows with the plans
-            and metrics of its answers (``planeval run``).
+            keeps no row: every row is still written whole to results.jsonl as it finishes,
+            and ``RunResult.tally`` holds what the summary reads, so the run's memory does not
+            grow with its rows (``planeval run``). Either way the cases are read one at a time
+            (a suite with a cases file is streamed from it) and the items are never listed.
 
     Raises:
         InputError: unknown model ids, a bad record mode or concurrency, a run folder that
@@ -215,11 +236,16 @@ def run_suite(
     count = samples if samples is not None else suite.samples
     if count < 1:
         raise InputError(f"--samples must be at least 1, got {count}")
-    every = [(m, c, k) for m in chosen for c in suite.cases for k in range(count)]
-    items = shard.select(every) if shard is not None else every
+    cases = len(suite.cases)
+    every = len(chosen) * cases * count
+    total = shard.size(every) if shard is not None else every
+
+    def selected() -> Iterator[tuple[int, int, Item]]:
+        return _items(suite, chosen, count, shard)
+
     if batch and mode == "none":
         raise InputError("--batch sends live calls: use it with --live or a --record-mode")
-    notices = _preflight(suite, chosen, items, mode, fixtures, env)
+    notices = _preflight(suite, chosen, selected, mode, fixtures, env)
     if shard is not None and mode != "none":  # a shard's recordings must reach the merge
         warning = fixtures_for_shards(fixtures_root(suite, fixtures), env)
         notices += [warning] if warning else []
@@ -238,6 +264,8 @@ def run_suite(
             recorded_output=_recorded_outputs(root, suite.name, chosen, budget),
             stats=stats if stats is not None else LiveStats(),
         )
+    if isinstance(suite.cases, StreamedCases):  # before the run folder is made
+        suite.cases.check_unchanged()
     started = _now()
     name = label or suite.name
     run_dir = _run_dir(suite, out, started, name, shard, resume_batch=batch)
@@ -256,22 +284,39 @@ def run_suite(
         counts=count_statuses(()),
         prices={k: p.to_dict() if p is not None else None for k, p in costs.items()},
         budget=None if budget is None else {**budget.describe(), "stopped": None},
-        shard=None if shard is None else shard.describe(len(every)),
+        shard=None if shard is None else shard.describe(every),
         case_ids=None if shard is None else [c.id for c in suite.cases],
-        cases=len(suite.cases),
+        cases=cases,
     )
     _write_manifest(run_dir, manifest)
     batched: dict[tuple[str, str, int], BatchFailure] | None = None
     if batch:
         try:
             batched = _send_batches(
-                suite, items, mode, run_dir, fixtures, env, batch_poll, notify, controls
+                suite,
+                (item for _, _, item in selected()),
+                mode,
+                run_dir,
+                fixtures,
+                env,
+                batch_poll,
+                notify,
+                controls,
             )
         except KeyboardInterrupt:
             manifest = RunManifest(**{**manifest.to_dict(), "interrupted": True})
             _write_manifest(run_dir, manifest)
             raise RunInterrupted(RunResult(run_dir, manifest, (), suite)) from None
     _write_prompts(run_dir, suite)
+    stopped_by_budget = (lambda: controls.stopped) if controls is not None else None
+    tally = RunTally(
+        [m.id for m in chosen],
+        cases,
+        count,
+        prices=costs,
+        items_of=functools.partial(_items_of, count, cases, shard),
+        budget_reason=stopped_by_budget,
+    )
 
     def prepare(item: tuple[ModelSpec, Case, int]) -> Pending:
         model, case, sample = item
@@ -298,14 +343,24 @@ def run_suite(
             pending.write()
         return pending.check()
 
-    done: list[ResultRow] = []
+    done: list[tuple[int, ResultRow]] = []
     stop = stop if stop is not None else StopRequest()
     if controls is not None:  # a call waiting for budget room gives up when the run stops
         controls.cancelled = stop.is_set
+    # Where each row is in the run, one entry per row in row order (``transform_rows`` may
+    # read ahead): its index, its case's index and whether it is a gold id without a
+    # prediction.
+    places: collections.deque[tuple[int, int, bool]] = collections.deque()
+
+    def replayed() -> Generator[ResultRow, None, None]:
+        for index, case_index, item in selected():
+            places.append((index, case_index, unpredicted_gold(item[0], item[1])))
+            yield replay(item)
+
     rows: Generator[ResultRow, None, None] = (
-        (replay(item) for item in items)
+        replayed()
         if mode == "none"
-        else _in_pool(suite.name, items, prepare, concurrency, stop)
+        else _in_pool(suite.name, selected(), total, prepare, concurrency, stop, places)
     )
     # Live rows are flushed one by one; replay rows at least every 0.2 s (replay is cheap to
     # redo, and a flush per row would cost more than the rest of a replayed row).
@@ -322,7 +377,10 @@ def run_suite(
                 if time.monotonic() - last_flush >= flush_every:
                     sink.flush()
                     last_flush = time.monotonic()
-                done.append(row if keep_rows else summary_row(row))
+                index, case_index, unpredicted = places.popleft()
+                tally.add(index, case_index, row, unpredicted_gold=unpredicted)
+                if keep_rows:
+                    done.append((index, row))
                 if progress is not None:
                     progress(row)
                 if stop.is_set():
@@ -336,14 +394,14 @@ def run_suite(
             rows.close()  # the pool hands out no more calls
             sink.flush()
             os.fsync(sink.fileno())
-    interrupted = stop.is_set() and len(done) < len(items)
-    order = {(m.id, c.id, k): i for i, (m, c, k) in enumerate(items)}
-    done.sort(key=lambda r: order[(r.model, r.case, r.sample)])
+    interrupted = stop.is_set() and tally.rows < total
+    done.sort(key=lambda placed: placed[0])
+    tally.finish()
     manifest = RunManifest(
         **{
             **manifest.to_dict(),
             "finished_at": None if interrupted else _now().isoformat(timespec="seconds"),
-            "counts": count_statuses(done),
+            "counts": tally.counts(),
             "interrupted": interrupted,
             "budget": None
             if budget is None
@@ -351,10 +409,38 @@ def run_suite(
         }
     )
     _write_manifest(run_dir, manifest)
-    result = RunResult(run_dir, manifest, tuple(done), suite, tuple(notices))
+    kept = tuple(row for _, row in done)
+    result = RunResult(run_dir, manifest, kept, suite, tuple(notices), tally)
     if interrupted:
         raise RunInterrupted(result)
     return result
+
+
+Item = tuple[ModelSpec, Case, int]
+"""One sample to evaluate: the model, the case and the sample's index."""
+
+
+def _items(
+    suite: Suite, chosen: Sequence[ModelSpec], samples: int, shard: Shard | None
+) -> Iterator[tuple[int, int, Item]]:
+    """The run's items in run order (models, then cases, then samples), each with its index
+    among every item of the run and its case's index: only a shard's own when ``shard`` is
+    given. The cases are iterated once per model (a cases file is read one line at a time)."""
+    index = 0
+    for model in chosen:
+        for case_index, case in enumerate(suite.cases):
+            for sample in range(samples):
+                if shard is None or shard.holds(index):
+                    yield index, case_index, (model, case, sample)
+                index += 1
+
+
+def _items_of(samples: int, cases: int, shard: Shard | None, model: int, case: int) -> int:
+    """How many of a (model, case) pair's samples the run (or its shard) has."""
+    if shard is None:
+        return samples
+    first = (model * cases + case) * samples
+    return sum(shard.holds(index) for index in range(first, first + samples))
 
 
 def summary_row(row: ResultRow) -> ResultRow:
@@ -393,7 +479,7 @@ def _check_writable(folder: Path) -> None:
 
 def _send_batches(
     suite: Suite,
-    items: list[tuple[ModelSpec, Case, int]],
+    items: Iterable[Item],
     mode: str,
     run_dir: Path,
     fixtures: Path | None,
@@ -526,7 +612,7 @@ def _choose_models(suite: Suite, models: Sequence[str] | None) -> list[ModelSpec
 def _preflight(
     suite: Suite,
     chosen: list[ModelSpec],
-    items: list[tuple[ModelSpec, Case, int]],
+    items: Callable[[], Iterator[tuple[int, int, Item]]],
     mode: str,
     fixtures: Path | None,
     env: Mapping[str, str] | None,
@@ -545,7 +631,7 @@ def _preflight(
             continue
         if mode == "once" and all(
             sample_paths(root, suite.name, m.id, c.id, k).existing(m.is_http) is not None
-            for m, c, k in items
+            for _, _, (m, c, k) in items()
             if m.id == model.id
         ):
             continue
@@ -559,26 +645,42 @@ def _preflight(
 
 def _in_pool(
     suite_name: str,
-    items: list[tuple[ModelSpec, Case, int]],
-    prepare: Callable[[tuple[ModelSpec, Case, int]], Pending],
+    items: Iterator[tuple[int, int, Item]],
+    total: int,
+    prepare: Callable[[Item], Pending],
     concurrency: int,
     stop: StopRequest,
+    places: collections.deque[tuple[int, int, bool]],
 ) -> Generator[ResultRow, None, None]:
     """Call planners in up to ``concurrency`` daemon threads; yield rows as they finish.
 
-    Workers only call planners. Recordings are written by a few writer threads (fsync and
-    rename wait on the disk) and plans are checked in this thread, so a worker's next request
-    goes out while earlier answers are still being written and checked.
+    Workers take the next of the ``total`` items as they free up (the items are read as they
+    are needed, never listed) and only call planners. Recordings are written by a few writer
+    threads (fsync and rename wait on the disk) and plans are checked in this thread, so a
+    worker's next request goes out while earlier answers are still being written and checked.
+    Each row's place (index, case index, gold id without a prediction) goes to ``places``
+    as the row is yielded.
     """
-    todo: queue.SimpleQueue[tuple[ModelSpec, Case, int]] = queue.SimpleQueue()
-    for item in items:
-        todo.put(item)
-    Ready = tuple[tuple[ModelSpec, Case, int], Callable[[], ResultRow]]
+    taking = threading.Lock()
+    Placed = tuple[int, int, Item]
+    Ready = tuple[Placed, Callable[[], ResultRow]]
     ready: queue.SimpleQueue[Ready] = queue.SimpleQueue()
+    source_errors: list[BaseException] = []
+
+    def take() -> Placed | None:
+        with taking:
+            if source_errors:
+                return None
+            try:
+                return next(items, None)
+            except BaseException as exc:  # the cases file changed or broke under the run
+                source_errors.append(exc)
+                return None
+
     writers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="planeval-writer")
 
-    def internal_error(item: tuple[ModelSpec, Case, int], exc: BaseException) -> ResultRow:
-        model, case, sample = item
+    def internal_error(placed: Placed, exc: BaseException) -> ResultRow:
+        model, case, sample = placed[2]
         return ResultRow(
             suite=suite_name,
             case=case.id,
@@ -591,7 +693,7 @@ def _in_pool(
 
     disk_errors: list[OSError] = []
 
-    def write(item: tuple[ModelSpec, Case, int], pending: Pending) -> None:
+    def write(item: Placed, pending: Pending) -> None:
         try:
             assert pending.write is not None
             pending.write()
@@ -605,12 +707,11 @@ def _in_pool(
     def worker() -> None:
         try:
             while not stop.is_set() and not disk_errors:
-                try:
-                    item = todo.get_nowait()
-                except queue.Empty:
+                item = take()
+                if item is None:
                     return
                 try:
-                    pending = prepare(item)
+                    pending = prepare(item[2])
                 except Exception as exc:  # a bug must not lose the run: it becomes an error row
                     ready.put((item, functools.partial(internal_error, item, exc)))
                     continue
@@ -624,13 +725,15 @@ def _in_pool(
         finally:
             close_thread_clients()
 
-    for _ in range(min(concurrency, len(items))):
+    for _ in range(min(concurrency, total)):
         threading.Thread(target=worker, daemon=True, name="planeval-worker").start()
     try:
-        for _ in items:
+        for _ in range(total):
             while True:
                 if stop.is_set():
                     return
+                if source_errors:
+                    raise source_errors[0]
                 try:
                     item, check = ready.get(timeout=0.05)
                     break
@@ -642,6 +745,9 @@ def _in_pool(
                 row = check()
             except Exception as exc:
                 row = internal_error(item, exc)
+            model, case = item[2][0], item[2][1]
+            places.append((item[0], item[1], unpredicted_gold(model, case)))
+            del item, check
             yield row
     finally:
         # Answers already handed to a writer are still recorded (they were paid for).

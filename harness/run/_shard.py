@@ -46,6 +46,14 @@ class Shard:
         """This shard's items, in their order."""
         return list(items[self.index - 1 :: self.count])
 
+    def holds(self, number: int) -> bool:
+        """Whether item ``number`` (0-based, in run order) is this shard's."""
+        return number % self.count == self.index - 1
+
+    def size(self, total: int) -> int:
+        """How many of ``total`` items are this shard's."""
+        return total // self.count + (1 if self.index - 1 < total % self.count else 0)
+
     @property
     def label(self) -> str:
         """``2/3``."""

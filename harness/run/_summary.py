@@ -21,6 +21,9 @@ class ModelSummary:
     """Rows per status (every status present, zeros included)."""
     per_case: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Case id -> (passed, counted) samples: what the clustered interval needs."""
+    case_counts: Iterable[tuple[int, int]] | None = None
+    """(passed, counted) per case without the ids, re-iterable (``RunTally`` keeps them in
+    arrays); when given, the interval reads these instead of ``per_case``."""
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -28,7 +31,8 @@ class ModelSummary:
         prints: ``harness.stats.cluster_wilson_interval``); NaNs when nothing counted."""
         from harness.stats._cluster import cluster_wilson_interval
 
-        return cluster_wilson_interval(self.per_case.values())
+        pairs = self.case_counts if self.case_counts is not None else self.per_case.values()
+        return cluster_wilson_interval(pairs)
 
     @property
     def counted(self) -> int:

@@ -6,22 +6,31 @@ hand-written suite and too small for an imported benchmark: 5,000 WorfBench item
 case object a line, exactly as under ``cases``. It is read one line at a time, the size limit
 bounding each line (one case) rather than the file, and each case is validated against the
 suite schema's case definition as it is read, so a damaged line is named by its number.
+
+Loading the suite reads the whole file once (every error is found before anything runs) and
+keeps none of it: ``Suite.cases`` is then a ``StreamedCases``, which reads the file again each
+time it is iterated, so a run holds one case at a time however many the file has.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from harness._errors import SuiteError
 from harness._size import RAISE_HINT, open_for_reading, over_limit, skip_rest_of_line
 from harness._yaml import max_bytes_limit
 from harness.suite._suite_validator import validate_case
 
-__all__ = ["read_cases_file"]
+if TYPE_CHECKING:
+    from harness.suite._model import Case
+
+__all__ = ["StreamedCases", "read_cases_file"]
 
 
 @cache
@@ -35,10 +44,10 @@ def _case_validator() -> Any:
 
 
 def read_cases_file(
-    path: Path, *, max_bytes: int | None = None
+    path: Path, *, max_bytes: int | None = None, validate: bool = True
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """``("line <n>", case)`` for each case of a JSON Lines cases file, one at a time, each
-    one validated.
+    one validated (``validate=False``: a file already checked whole, read again).
 
     Raises:
         SuiteError: the file is missing or unreadable, a line is over the limit, not JSON, not
@@ -71,6 +80,10 @@ def read_cases_file(
             if not raw.strip():
                 continue
             case = _parse(raw, source, where)
+            if not validate:
+                found += 1
+                yield where, case
+                continue
             try:
                 validate_case(case)  # type: ignore[no-untyped-call]
             except Exception:  # invalid, or a value the compiled validator cannot judge
@@ -117,3 +130,98 @@ def _schema_error(case: dict[str, Any]) -> str | None:
     pointer = "/" + "/".join(str(p) for p in error.absolute_path)
     message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
     return f"{message} (at {pointer})"
+
+
+class StreamedCases(Sequence["Case"]):
+    """A suite's cases, read from its cases file each time they are iterated (one case in
+    memory at a time); ``len`` is known from the load, which read and checked every line.
+
+    Indexing reads the file up to that case: it is there for occasional use (a test, one
+    case's lookup), not for walking the cases (iterate instead).
+    """
+
+    __slots__ = ("_convert", "_count", "_max_bytes", "_path", "_stamp")
+
+    def __init__(
+        self,
+        path: Path,
+        count: int,
+        convert: Callable[[dict[str, Any], int], Case],
+        *,
+        max_bytes: int | None = None,
+    ) -> None:
+        self._path = path
+        self._count = count
+        self._convert = convert
+        self._max_bytes = max_bytes
+        self._stamp = _stamp(path)
+
+    @property
+    def path(self) -> Path:
+        """The cases file."""
+        return self._path
+
+    def __len__(self) -> int:
+        return self._count
+
+    def check_unchanged(self) -> None:
+        """Raise when the file is no longer the one the load read and checked.
+
+        Raises:
+            SuiteError: the file was rewritten, grew, shrank or was removed since the load.
+        """
+        try:
+            same = _stamp(self._path) == self._stamp
+        except OSError:
+            same = False
+        if not same:
+            raise SuiteError(
+                "the cases file changed after the suite was loaded",
+                source=str(self._path),
+                hint="run again: a suite's cases must not change while it runs",
+            )
+
+    def __iter__(self) -> Iterator[Case]:
+        self.check_unchanged()
+        limit = self._max_bytes
+        again = read_cases_file(self._path, max_bytes=limit, validate=False)  # checked at load
+        for index, (_where, data) in enumerate(again):
+            yield self._convert(data, index)
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Case, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Case | tuple[Case, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        position = index + self._count if index < 0 else index
+        if not 0 <= position < self._count:
+            raise IndexError("case index out of range")
+        return next(itertools.islice(self, position, None))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StreamedCases) and other._path == self._path:
+            return True
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"StreamedCases({str(self._path)!r}, {self._count} cases)"
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    """Size, modification time and inode: what tells a rewritten cases file."""
+    found = os.stat(path)
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def is_regular_file(path: Path) -> bool:
+    """True for a file that can be read again (not a pipe or a device)."""
+    try:
+        return Path(path).is_file() and not Path(path).is_fifo()
+    except OSError:
+        return False

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from harness._yaml import load_yaml_file, read_limited
 from harness.checks import Expectations
 from harness.recording import prompt_hash
 from harness.registry import Registry, load_registry
-from harness.suite._cases_file import read_cases_file
+from harness.suite._cases_file import StreamedCases, is_regular_file, read_cases_file
 from harness.suite._context import MetricSettings, read_reference, tools_registry
 from harness.suite._model import Case, ModelSpec, Suite
 
@@ -72,13 +73,19 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
     )
     _validate(data, source)
     base = path.parent
+    cases: Sequence[Case]
     if "cases_file" in data:
         cases_path = base / data["cases_file"]
-        raw_cases: Any = read_cases_file(cases_path, max_bytes=max_bytes)
-        cases_source = str(cases_path)
+        raw_cases = read_cases_file(cases_path, max_bytes=max_bytes)
+        if is_regular_file(cases_path):  # checked whole now, read again case by case later
+            count = sum(1 for _ in _cases(raw_cases, base, str(cases_path)))
+            convert = functools.partial(_case, base=base, source=str(cases_path))
+            cases = StreamedCases(cases_path, count, convert, max_bytes=max_bytes)
+        else:  # a pipe is read once
+            cases = tuple(_cases(raw_cases, base, str(cases_path)))
     else:
-        raw_cases = ((f"/cases/{i}", case) for i, case in enumerate(data["cases"]))
-        cases_source = source
+        inline = ((f"/cases/{i}", case) for i, case in enumerate(data["cases"]))
+        cases = tuple(_cases(inline, base, source))
     _no_duplicates(data["models"], "models", source)
     template_path = base / data["prompt"]
     template = _template(template_path, source, max_bytes)
@@ -107,7 +114,7 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
         prices_path=base / data["prices"] if "prices" in data else None,
         rate_limits={k: dict(v) for k, v in data.get("rate_limits", {}).items()},
         models=tuple(_model(m) for m in data["models"]),
-        cases=_cases(raw_cases, base, cases_source),
+        cases=cases,
         metrics=MetricSettings.from_data(data.get("metrics"), base),
     )
 
@@ -175,14 +182,11 @@ def _no_duplicates(items: list[dict[str, Any]], key: str, source: str) -> None:
         seen[item["id"]] = index
 
 
-def _cases(
-    items: Iterable[tuple[str, dict[str, Any]]], base: Path, source: str
-) -> tuple[Case, ...]:
+def _cases(items: Iterable[tuple[str, dict[str, Any]]], base: Path, source: str) -> Iterator[Case]:
     """The cases, each checked as it comes (a cases file is read one line at a time): ids
     unique, task bands in order. ``items`` pairs each case with where it is (``/cases/3``
-    in a suite, ``line 4`` in a cases file)."""
+    in a suite, ``line 4`` in a cases file). Only the ids seen are kept."""
     seen: dict[str, str] = {}
-    cases = []
     for index, (where, item) in enumerate(items):
         inline = where.startswith("/")
         if item["id"] in seen:
@@ -199,8 +203,7 @@ def _cases(
                 source=source,
                 location=f"{where}/task_count" if inline else where,
             )
-        cases.append(_case(item, index, base, source))
-    return tuple(cases)
+        yield _case(item, index, base, source)
 
 
 def _template(path: Path, source: str, max_bytes: int | None) -> str:

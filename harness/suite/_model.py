@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -114,8 +114,10 @@ class Suite:
     """``prompt_hash(prompt_template)``: recordings made under another one are stale."""
     models: tuple[ModelSpec, ...]
     """The models to compare, in file order."""
-    cases: tuple[Case, ...]
-    """The cases, in file order."""
+    cases: Sequence[Case]
+    """The cases, in file order: a tuple, or for a suite with a ``cases_file`` a
+    ``StreamedCases`` that reads the file again each time it is iterated (iterate it; indexing
+    reads up to that case)."""
     description: str = ""
     """What the suite is about."""
     prompt_path: Path | None = None

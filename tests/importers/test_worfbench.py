@@ -260,6 +260,36 @@ class TestAllOrNothing:
         assert files_under(root) == {Path("keep.txt")}
         assert [p.name for p in root.iterdir()] == ["keep.txt"]
 
+    def test_failure_while_staging_leaves_nothing(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Files are staged on disk as they are made (no import holds them all): a stop while
+        the cases file is being written removes the staging folder, and nothing lands."""
+        import harness.importers._common as common
+        import harness.importers._worfbench as worfbench
+
+        items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
+        path = _file(tmp_path, items)
+        root = tmp_path / "proj"
+        root.mkdir()
+        (root / "keep.txt").write_text("mine")
+        monkeypatch.setattr(common, "INLINE_CASES_LIMIT", 1)  # the cases go to a cases file
+        made = []
+        real_case_doc = worfbench._case_doc
+
+        def stop_at_the_second(item: Any, tags: list[str]) -> dict[str, Any]:
+            made.append(item.id)
+            if len(made) == 2:
+                assert any(p.name.startswith(".planeval-import-") for p in root.iterdir())
+                raise KeyboardInterrupt
+            return real_case_doc(item, tags)
+
+        monkeypatch.setattr(worfbench, "_case_doc", stop_at_the_second)
+        with pytest.raises(KeyboardInterrupt):
+            import_worfbench(path, root=root, suite="s")
+        assert made == ["demo_0", "demo_1"]
+        assert [p.name for p in root.iterdir()] == ["keep.txt"]
+
     def test_cli_says_so_in_one_line(
         self, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

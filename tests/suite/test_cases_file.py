@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from harness._errors import SuiteError
-from harness.suite import load_suite
+from harness.suite import StreamedCases, load_suite
 from harness.testing import make_project
 from tests.cli_helpers import run_cli
 
@@ -152,3 +152,94 @@ class TestCasesFile:
         rows = (tmp_path / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()
         assert sorted(json.loads(r)["case"] for r in rows) == ["c1", "c2"]
         assert result.code == 3  # no recordings: every row is missing, and the run says so
+
+
+class TestStreamedRun:
+    """A suite with a cases file is run from the file, one case at a time."""
+
+    MODELS = (
+        {"id": "first", "provider": "dataset"},
+        {"id": "second", "provider": "dataset"},
+    )
+
+    def _pair(self, tmp_path: Path) -> tuple[Path, Path]:
+        """The same suite twice: cases inline, and in a cases file; with recordings."""
+        from harness.testing import sound_plan, write_response
+
+        cases = [{"id": f"c{i}", "goal": f"Goal {i}", "tags": ["t"]} for i in range(7)]
+        paths = []
+        for name, inline in (("inline", True), ("file", False)):
+            root = tmp_path / name
+            path = make_project(root, models=self.MODELS, cases=cases, extra={"samples": 2})
+            if not inline:
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                del data["cases"]
+                data["cases_file"] = "demo.cases.jsonl"
+                path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+                (path.parent / "demo.cases.jsonl").write_text(_jsonl(*cases), encoding="utf-8")
+            for i in range(0, 7, 2):  # every other case answered, some badly
+                for sample in range(2):
+                    text = json.dumps(sound_plan()) if (i + sample) % 3 else "no plan"
+                    write_response(root, "demo", "first", f"c{i}", text, sample=sample)
+            paths.append(path)
+        return paths[0], paths[1]
+
+    @staticmethod
+    def _rows(run: Path) -> list[dict[str, Any]]:
+        rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+        for row in rows:
+            row.pop("latency_ms", None)
+        return rows
+
+    @pytest.mark.parametrize("shard", [None, "2/3"])
+    def test_same_rows_and_output_as_inline_cases(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], shard: str | None
+    ) -> None:
+        """Rows, prompts.json, run.json's counts, the printed table and the exit code are
+        those of the same suite with its cases inline (whole run and a shard)."""
+        inline, streamed = self._pair(tmp_path)
+        assert isinstance(load_suite(streamed).cases, StreamedCases)
+        outputs = []
+        for path in (inline, streamed):
+            run = path.parent.parent / "run"
+            extra = ["--shard", shard] if shard else []
+            result = run_cli(capsys, "run", str(path), "--out", str(run), *extra)
+            manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+            outputs.append(
+                (
+                    result.code,
+                    result.out.replace(str(run), "RUN"),
+                    result.err.replace(str(run), "RUN").replace(str(path), "SUITE"),
+                    self._rows(run),
+                    (run / "prompts.json").read_text(encoding="utf-8"),
+                    manifest["counts"],
+                    manifest["cases"],
+                    manifest.get("case_ids"),
+                )
+            )
+        assert outputs[0] == outputs[1]
+        assert outputs[1][0] == 3  # unanswered cases are missing
+        assert len(outputs[1][3]) == (9 if shard else 28)
+
+    def test_a_cases_file_changed_after_the_load_is_refused(self, tmp_path: Path) -> None:
+        """The run reads the file again: a file rewritten since the load (whose checks no
+        longer hold for it) is one clear error, before any run folder is made."""
+        from harness.run import run_suite
+
+        _inline, path = self._pair(tmp_path)
+        suite = load_suite(path)
+        assert len(suite.cases) == 7
+        assert [c.id for c in suite.cases] == [f"c{i}" for i in range(7)]
+        (path.parent / "demo.cases.jsonl").write_text(_jsonl(*CASES, *CASES), encoding="utf-8")
+        with pytest.raises(SuiteError, match="changed after the suite was loaded"):
+            run_suite(suite, out=tmp_path / "run")
+        assert not (tmp_path / "run").exists()
+
+    def test_indexing_reads_up_to_the_case(self, tmp_path: Path) -> None:
+        """``suite.cases[i]`` and slices give what a tuple of the cases gives."""
+        _inline, path = self._pair(tmp_path)
+        cases = load_suite(path).cases
+        whole = tuple(cases)
+        assert cases[3] == whole[3] and cases[-1] == whole[-1] and cases[1:4] == whole[1:4]
+        with pytest.raises(IndexError):
+            cases[7]
