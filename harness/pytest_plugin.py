@@ -151,6 +151,7 @@ class SuiteItem(pytest.Item):
                 self.sample,
                 record_mode=config.getoption("planeval_record_mode"),
                 fixtures=Path(fixtures) if fixtures else None,
+                metrics=False,  # an item passes or fails on the checks; no score is shown
             )
         except InputError as exc:  # live mode without an SDK, key or command
             self.user_properties.append(("planeval_status", "error"))

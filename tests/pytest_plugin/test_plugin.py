@@ -256,3 +256,29 @@ class TestRecordMode:
         result = _run(pytester, "--planeval", "evals/", "--planeval-fixtures", "elsewhere")
         result.assert_outcomes(passed=1, failed=2, errors=2)
         result.stdout.fnmatch_lines(["*--model handmade --fixtures elsewhere"])
+
+
+class TestCost:
+    def test_items_are_judged_without_scoring_the_references(
+        self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An item passes or fails on the checks alone, so the researcher metrics (half of an
+        item's grading on the WorfBench plans) are not computed: a suite whose cases carry
+        reference plans gives the same outcomes, and no metric is scored."""
+        import harness.run._metrics
+        from tests.metrics.project import metric_run
+
+        scored: list[str] = []
+        real = harness.run._metrics.metric_columns
+
+        def counting(suite: object, case: object, answer: str) -> dict[str, object]:
+            scored.append(answer)
+            return real(suite, case, answer)  # type: ignore[arg-type]
+
+        run = metric_run(pytester.path, weaker=True)  # the boxes project: references in all
+        rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+        assert sum(r["metric_status"] == "scored" for r in rows) == 19  # `run` scores them
+        monkeypatch.setattr(harness.run._metrics, "metric_columns", counting)
+        result = _run(pytester, "--planeval", "evals/")
+        result.assert_outcomes(passed=19, failed=1)  # c19's answer is prose
+        assert scored == []
