@@ -282,3 +282,39 @@ class TestCost:
         result = _run(pytester, "--planeval", "evals/")
         result.assert_outcomes(passed=19, failed=1)  # c19's answer is prose
         assert scored == []
+
+    def test_collected_items_are_kept_out_of_gc_scans_during_the_session(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """With --planeval, what collection built is frozen (``gc.freeze``) while the items
+        run, and given back to the collector when the session ends; without it, nothing is."""
+        import gc
+
+        pytester.makeconftest(
+            """
+            import gc
+            FROZEN = []
+
+            def pytest_runtest_setup(item):
+                FROZEN.append(gc.get_freeze_count())
+            """
+        )
+        pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+        conftests: list[object] = []
+
+        class Keep:
+            def pytest_plugin_registered(self, plugin: object) -> None:
+                if getattr(plugin, "FROZEN", None) is not None:
+                    conftests.append(plugin)
+
+        result = pytester.runpytest(
+            *QUIET, "--planeval", "evals/", "test_plain.py", plugins=[Keep()]
+        )
+        result.assert_outcomes(passed=2, failed=2, errors=2)
+        frozen = conftests[0].FROZEN  # type: ignore[attr-defined]
+        assert len(frozen) == 6 and min(frozen) > 1000  # every item ran with the session frozen
+        assert gc.get_freeze_count() == 0  # given back at the end
+
+        conftests.clear()
+        pytester.runpytest(*QUIET, "test_plain.py", plugins=[Keep()]).assert_outcomes(passed=1)
+        assert conftests[0].FROZEN == [0]  # type: ignore[attr-defined]
