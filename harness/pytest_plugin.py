@@ -81,8 +81,9 @@ class FrozenCollection:
         self.frozen = False
 
     def pytest_collection_finish(self) -> None:
-        gc.collect()  # only survivors are frozen: garbage from collection is freed first
-        gc.freeze()
+        from harness._gc import freeze_survivors
+
+        freeze_survivors()
         self.frozen = True
 
     def pytest_sessionfinish(self) -> None:
