@@ -221,7 +221,8 @@ def main() -> None:
                 work = root / "inspect"
                 task = inspect_inputs(work, answers)
                 peer_env = {**os.environ, "INSPECT_DISPLAY": "none", "NO_COLOR": "1"}
-                command = [str(tool), "eval", str(task), "--model", "mockllm/model"]
+                # relative: Inspect globs the task path from the working folder (``work``)
+                command = [str(tool), "eval", task.name, "--model", "mockllm/model"]
                 command += ["--log-dir", str(work / "logs"), "--display", "none"]
             problem = first_run(peer, command, peer_env, work, len(answers))
             if problem:
