@@ -165,9 +165,12 @@ def judged(peer: str, done: subprocess.CompletedProcess[str], work: Path) -> tup
     return total, passed
 
 
-def first_run(peer: str, command: list[str], env: dict[str, str], work: Path, plans: int) -> str:
-    """Run the peer once (untimed); '' when it judged every plan, else why it cannot be used."""
-    done = subprocess.run(command, env=env, cwd=work, capture_output=True, text=True)
+def first_run(
+    peer: str, command: list[str], env: dict[str, str], cwd: Path, work: Path, plans: int
+) -> str:
+    """Run the peer once (untimed) in ``cwd``, as the timed runs are; '' when it judged every
+    plan, else why it cannot be used."""
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
     if done.returncode not in (0, 100):  # promptfoo exits 100 when an assertion failed
         tail = (done.stderr or done.stdout).strip()[-400:]
         return f"exited {done.returncode}: {tail}"
@@ -218,13 +221,15 @@ def main() -> None:
                 if tool is None:
                     print(f"Inspect AI: skipped: {why}", flush=True)
                     continue
-                work = root / "inspect"
+                work = project / "inspect-peer"  # inside the folder both sides run in
                 task = inspect_inputs(work, answers)
                 peer_env = {**os.environ, "INSPECT_DISPLAY": "none", "NO_COLOR": "1"}
-                # relative: Inspect globs the task path from the working folder (``work``)
-                command = [str(tool), "eval", task.name, "--model", "mockllm/model"]
+                # relative: Inspect globs the task path from the working folder, and refuses an
+                # absolute one
+                command = [str(tool), "eval", str(task.relative_to(project))]
+                command += ["--model", "mockllm/model"]
                 command += ["--log-dir", str(work / "logs"), "--display", "none"]
-            problem = first_run(peer, command, peer_env, work, len(answers))
+            problem = first_run(peer, command, peer_env, project, work, len(answers))
             if problem:
                 print(f"{peer}: skipped: {problem}", flush=True)
                 continue
