@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import sys
 import tempfile
-import time
 from pathlib import Path
 
-from harness.run import ResultRow, RunManifest, merge_runs
+from _installed_env import installed_env
+from _paired import add_pairs_option, loads_loop, paired
+
+from harness.run import ResultRow, RunManifest
+
+TARGET = 3.0
 
 
 def _plan(i: int) -> dict[str, object]:
@@ -82,31 +88,35 @@ def write_shards(root: Path, shards: int, rows: int) -> list[Path]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shards", type=int, default=10)
     parser.add_argument("--rows", type=int, default=20_000)
+    add_pairs_option(parser)
+    parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         dirs = write_shards(root, args.shards, args.rows)
-        size = sum((d / "results.jsonl").stat().st_size for d in dirs)
-        floors, merges = [], []
-        for k in range(3):
-            started = time.perf_counter()
-            for d in dirs:
-                with (d / "results.jsonl").open(encoding="utf-8") as handle:
-                    for line in handle:
-                        json.loads(line)
-            floors.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            merged = merge_runs(dirs, root / f"merged-{k}")
-            merges.append(time.perf_counter() - started)
-            assert merged.rows == args.shards * args.rows
-    floor, best = min(floors), min(merges)
-    print(f"{args.shards} shards x {args.rows:,} rows ({size / 1e6:.0f} MB)")
-    print("json.loads floor: " + ", ".join(f"{t:.2f}s" for t in floors))
-    print("merge_runs:       " + ", ".join(f"{t:.2f}s" for t in merges))
-    print(f"ratio: {best / floor:.2f}x (best of 3 each; target <= 3x)")
+        results = [d / "results.jsonl" for d in dirs]
+        size = sum(f.stat().st_size for f in results)
+        print(f"{args.shards} shards x {args.rows:,} rows ({size / 1e6:.0f} MB)", flush=True)
+        merged = root / "merged"
+        command = [sys.executable, "-m", "harness", "merge", *map(str, dirs), "--out", str(merged)]
+        result = paired(
+            "planeval merge vs the json.loads floor",
+            command,
+            loads_loop(*results),
+            target=TARGET,
+            pairs=args.pairs,
+            env=installed_env(root / "pycache", as_is=args.as_is),
+            before=lambda: shutil.rmtree(merged, ignore_errors=True),
+        )
+        lines = sum(1 for _ in (merged / "results.jsonl").open(encoding="utf-8"))
+        if lines != args.shards * args.rows:
+            raise SystemExit(
+                f"the merged run holds {lines:,} rows, not {args.shards * args.rows:,}"
+            )
+    result.print()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """``planeval score PRED --reference GOLD`` on a 500-line TaskBench predictions file against the
 oracle that follows ``taskbench/evaluate.py`` (``tests/metrics/oracle.py``,
 ``official_file_figures``: the script's per-group loop with scikit-learn), both as whole
-processes on the same files, interleaved so that each pair sees the same machine load.
+processes on the same files, measured with the shared paired method (``benchmarks/_paired.py``:
+alternating pairs, median of the paired CPU and wall ratios with their spread, peak memory).
 
 The oracle stands for the official script: the script itself also imports ``datasets``,
 ``scipy`` and ``Levenshtein`` and writes a log, so it is slower than the oracle; the ratio here
@@ -14,9 +15,9 @@ every other copy perturbed: a task dropped, renamed, repeated, moved, a link rev
 the domain's ``tool_desc.json``. ``--predictions P --gold G --tools T`` times given files
 instead (for example GNN4TaskPlan's published ``direct.json`` files).
 
-Target: the median of the per-pair ratios (planeval / oracle, wall clock) within 1.5x.
+Target: the median of the paired CPU ratios (planeval / oracle) within 1.5x.
 
-    python benchmarks/bench_score_file.py [--rounds 7] [--lines 500] [--domain multimedia]
+    python benchmarks/bench_score_file.py [--pairs 7] [--lines 500] [--domain multimedia]
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _installed_env import installed_env
+from _paired import add_pairs_option, measure, paired
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "taskbench"
@@ -74,18 +74,15 @@ def build(folder: Path, domain: str, lines: int) -> tuple[Path, Path, Path]:
     return pred_path, gold_path, tools
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    took = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{argv[0]} failed ({done.returncode}): {done.stderr.strip()}")
-    return took
+def planeval_command() -> list[str]:
+    """The ``planeval`` console script beside this interpreter, else ``python -m harness``."""
+    script = Path(sys.executable).with_name("planeval")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "harness"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    add_pairs_option(parser)
     parser.add_argument("--lines", type=int, default=500)
     parser.add_argument("--domain", choices=sorted(MODES), default="multimedia")
     parser.add_argument("--predictions", type=Path)
@@ -107,10 +104,17 @@ def main() -> None:
         script = folder / "oracle.py"
         script.write_text(ORACLE.format(root=str(ROOT)), encoding="utf-8")
         ours = [
-            "bash",
-            "-c",
-            f'planeval score "{pred}" --reference "{gold}" --tools "{tools}" '
-            f'--dependency {mode} --format json > "{ours_out}"',
+            *planeval_command(),
+            "score",
+            str(pred),
+            "--reference",
+            str(gold),
+            "--tools",
+            str(tools),
+            "--dependency",
+            mode,
+            "--format",
+            "json",
         ]
         oracle = [
             sys.executable,
@@ -121,27 +125,28 @@ def main() -> None:
             mode,
             str(oracle_out),
         ]
-        for argv in (ours, oracle):  # warm the bytecode caches, and check agreement
-            timed(argv, env)
+        # warm the bytecode caches, and check that both give the same figures before timing
+        measure(ours, env=env, stdout=ours_out)
+        measure(oracle, env=env)
         _check(json.loads(ours_out.read_text()), json.loads(oracle_out.read_text()))
-        rows = []
-        for _ in range(args.rounds):
-            a, b = timed(ours, env), timed(oracle, env)
-            rows.append((a, b, a / b))
-            print(f"planeval {a:.3f} s  oracle {b:.3f} s  ratio {a / b:.2f}x", flush=True)
+        result = paired(
+            "planeval score vs the official-script oracle",
+            ours,
+            oracle,
+            target=TARGET,
+            pairs=args.pairs,
+            env=env,
+            stdout=folder / "ours-timed.json",
+            warm=False,
+        )
         library = _in_process(pred, gold, tools, mode)
     lines = (
         sum(1 for x in Path(pred).read_text("utf-8").splitlines() if x.strip())
         if args.predictions
         else args.lines
     )
-    ratio = statistics.median(r for *_, r in rows)
-    print(
-        f"{lines} prediction lines, {args.rounds} pairs: planeval median "
-        f"{statistics.median(r[0] for r in rows):.3f} s, oracle median "
-        f"{statistics.median(r[1] for r in rows):.3f} s; median ratio {ratio:.2f}x "
-        f"(target {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'})"
-    )
+    print(f"{lines} prediction lines")
+    result.print()
     ours_s, oracle_s = library
     print(
         f"for information, in one process after the imports (scikit-learn's import, several "

@@ -11,7 +11,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["gc_paused"]
+__all__ = ["freeze_survivors", "gc_paused", "survivors_frozen"]
 
 
 @contextmanager
@@ -24,3 +24,25 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def freeze_survivors() -> None:
+    """Move every object alive now out of the cyclic GC's scans (``gc.freeze``), after one
+    collection so that garbage is freed first, not kept.
+
+    For long-lived state built once before a long loop (loaded suites, collected test items):
+    each full collection in the loop would walk all of it again. Reference counting still
+    frees frozen objects that nothing refers to; ``gc.unfreeze`` gives them back to the scans.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+@contextmanager
+def survivors_frozen() -> Iterator[None]:
+    """``freeze_survivors`` on entry, ``gc.unfreeze`` on exit (also on error)."""
+    freeze_survivors()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

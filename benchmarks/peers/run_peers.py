@@ -11,8 +11,8 @@ scratch project, then measures in alternating pairs, whole processes
 2. ``pytest --planeval evals/`` (the plugin: one test per case x model x sample) against the
    same hand-written check under the same pytest. Target: no slower (ratio at most 1).
 
-The other peers measured in issue 28 (promptfoo, Inspect AI) are not run here: each needs
-its own evaluation written in its own framework, which this script does not have yet.
+The framework peers (promptfoo, Inspect AI) are measured by ``run_frameworks.py`` beside this
+script, on the same imported plans.
 
 Run: ``python benchmarks/peers/run_peers.py [--pairs P] [--as-is]``. Skips, with the reason,
 when the public data is not beside the checkout.
@@ -38,31 +38,45 @@ IMPORT = [sys.executable, "-m", "harness", "import", "worfbench"]
 DOMAINS = ("toolbench", "toolalpaca", "seal_tools", "wikihow", "intercodesql")
 
 
+def missing_data() -> str | None:
+    """Why the public WorfBench data cannot be used, or None when it is there."""
+    missing = [d for d in DOMAINS if not (DATA / f"{d}.json").is_file()]
+    if missing:
+        return f"the public WorfBench data is not at {DATA} ({', '.join(missing)})"
+    return None
+
+
+def imported_project(root: Path, env: dict[str, str]) -> Path:
+    """``root/project``: the five WorfBench domains imported (suites and recorded answers)."""
+    project = root / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    for domain in DOMAINS:
+        data = str(DATA / f"{domain}.json")
+        subprocess.run(
+            [*IMPORT, data, "--suite", f"worfbench-{domain}", "--root", str(project)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            env=env,
+        )
+    plans = sum(1 for _ in (project / "plan_fixtures").rglob("sample-0.json"))
+    print(f"{plans:,} recorded WorfBench plans in {len(DOMAINS)} suites", flush=True)
+    return project
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_pairs_option(parser)
     parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
-    missing = [d for d in DOMAINS if not (DATA / f"{d}.json").is_file()]
-    if missing:
-        print(f"skipped: the public WorfBench data is not at {DATA} ({', '.join(missing)})")
+    why = missing_data()
+    if why:
+        print(f"skipped: {why}")
         return
     with tempfile.TemporaryDirectory(prefix="peers-") as folder:
         root = Path(folder)
-        project = root / "project"
-        project.mkdir()
-        (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
         env = installed_env(root / "pycache", as_is=args.as_is)
-        for domain in DOMAINS:
-            data = str(DATA / f"{domain}.json")
-            subprocess.run(
-                [*IMPORT, data, "--suite", f"worfbench-{domain}", "--root", str(project)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                env=env,
-            )
-        plans = sum(1 for _ in (project / "plan_fixtures").rglob("sample-0.json"))
-        print(f"{plans:,} recorded WorfBench plans in {len(DOMAINS)} suites")
+        project = imported_project(root, env)
         peer_env = {**env, "PLANS_DIR": str(project / "plan_fixtures")}
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         handwritten = [*pytest, "-p", "no:planeval", str(HERE / "handwritten" / "test_plans.py")]

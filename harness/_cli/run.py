@@ -208,6 +208,7 @@ def run_and_report(
     from harness._cli._live_progress import live_progress
     from harness._cli._run_table import console_width, print_failing, print_table
     from harness._errors import InputError
+    from harness._gc import survivors_frozen
     from harness.run import RunInterrupted, StopRequest, finish_command, stop_on_signals
     from harness.suite import load_suite
 
@@ -235,9 +236,12 @@ def run_and_report(
                 total = len(models or suite.models) * len(suite.cases) * (samples or suite.samples)
                 if shard is not None:
                     total = shard.size(total)
-                with live_progress(
-                    stderr, total=total, stats=stats, enabled=show_progress
-                ) as advance:
+                with (
+                    survivors_frozen(),  # the suite lives through its run: not rescanned
+                    live_progress(
+                        stderr, total=total, stats=stats, enabled=show_progress
+                    ) as advance,
+                ):
                     result = evaluate(
                         suite,
                         models=models or None,

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from harness import __version__
 from harness._errors import InputError, PlanLoadError
@@ -91,8 +92,12 @@ def evaluate_one(
     fixtures: Path | None = None,
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
+    metrics: bool = True,
 ) -> ResultRow:
     """Replay (or, per ``record_mode``, record) one sample and check its plan.
+
+    ``metrics=False`` leaves the researcher metrics (scores against the gold) out of the row:
+    a caller that judges only the checks (``pytest --planeval``) does not pay for them.
 
     Never raises for a planner or plan problem: those are the row's status (``unparseable``,
     ``missing``, ``stale``, ``error``).
@@ -110,6 +115,7 @@ def evaluate_one(
             fixtures=fixtures,
             retry=retry,
             env=env,
+            metrics=metrics,
         )
     finally:
         close_thread_clients()
@@ -139,6 +145,7 @@ def prepare_one(
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
     live: LiveControls | None = None,
+    metrics: bool = True,
 ) -> Pending:
     """``evaluate_one`` in steps: obtain the answer now; write and check it later.
 
@@ -150,7 +157,8 @@ def prepare_one(
     paths = sample_paths(fixtures_root(suite, fixtures), suite.name, model.id, case.id, sample)
     obtained = _obtain(suite, case, model, sample, mode, paths, retry, env, live)
     return Pending(
-        write=obtained.commit, check=lambda: _grade(suite, case, model, sample, obtained)
+        write=obtained.commit,
+        check=lambda: _grade(suite, case, model, sample, obtained, metrics=metrics),
     )
 
 
@@ -401,7 +409,15 @@ def _record_command(
 
 
 # -- grading --------------------------------------------------------------------------------
-def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtained) -> ResultRow:
+def _grade(
+    suite: Suite,
+    case: Case,
+    model: ModelSpec,
+    sample: int,
+    got: _Obtained,
+    *,
+    metrics: bool = True,
+) -> ResultRow:
     row = ResultRow(
         suite=suite.name,
         case=case.id,
@@ -415,9 +431,11 @@ def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtain
         tokens=got.answer.tokens if got.answer else None,
         answer=got.answer.text[:ANSWER_LIMIT] if got.answer else None,
     )
-    from harness.run._metrics import metric_columns, unpredicted_gold, unpredicted_gold_columns
-
     if got.status is not None or got.answer is None:
+        if not metrics:
+            return row
+        from harness.run._metrics import metric_columns, unpredicted_gold, unpredicted_gold_columns
+
         if got.status == "unparseable":  # an answer without text: scored as one
             row = replace(row, **metric_columns(suite, case, ""))
         elif got.status == "missing" and unpredicted_gold(model, case):
@@ -426,17 +444,21 @@ def _grade(suite: Suite, case: Case, model: ModelSpec, sample: int, got: _Obtain
     from harness.checks import check_plan
     from harness.plan import load_plan
 
-    metrics = metric_columns(suite, case, got.answer.text)
+    scores: dict[str, Any] = {}
+    if metrics:
+        from harness.run._metrics import metric_columns
+
+        scores = metric_columns(suite, case, got.answer.text)
     fmt = _LOAD_FORMAT.get(suite.plan_format, suite.plan_format)
     try:
         plan = load_plan(got.answer.text, format=fmt, source=row.recording or "<answer>")
     except PlanLoadError as exc:
-        return replace(row, status="unparseable", detail=exc.one_line(), **metrics)
+        return replace(row, status="unparseable", detail=exc.one_line(), **scores)
     registry = suite.registry_for(case)
     report = check_plan(plan, registry=registry, expect=suite.expectations_for(case))
     return replace(
         row,
-        **metrics,
+        **scores,
         status="pass" if report.ok else "fail",
         checks=dict(report.outcomes),
         violations=[v.to_dict() for v in report.violations],

@@ -256,3 +256,65 @@ class TestRecordMode:
         result = _run(pytester, "--planeval", "evals/", "--planeval-fixtures", "elsewhere")
         result.assert_outcomes(passed=1, failed=2, errors=2)
         result.stdout.fnmatch_lines(["*--model handmade --fixtures elsewhere"])
+
+
+class TestCost:
+    def test_items_are_judged_without_scoring_the_references(
+        self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An item passes or fails on the checks alone, so the researcher metrics (half of an
+        item's grading on the WorfBench plans) are not computed: a suite whose cases carry
+        reference plans gives the same outcomes, and no metric is scored."""
+        import harness.run._metrics
+        from tests.metrics.project import metric_run
+
+        scored: list[str] = []
+        real = harness.run._metrics.metric_columns
+
+        def counting(suite: object, case: object, answer: str) -> dict[str, object]:
+            scored.append(answer)
+            return real(suite, case, answer)  # type: ignore[arg-type]
+
+        run = metric_run(pytester.path, weaker=True)  # the boxes project: references in all
+        rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+        assert sum(r["metric_status"] == "scored" for r in rows) == 19  # `run` scores them
+        monkeypatch.setattr(harness.run._metrics, "metric_columns", counting)
+        result = _run(pytester, "--planeval", "evals/")
+        result.assert_outcomes(passed=19, failed=1)  # c19's answer is prose
+        assert scored == []
+
+    def test_collected_items_are_kept_out_of_gc_scans_during_the_session(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """With --planeval, what collection built is frozen (``gc.freeze``) while the items
+        run, and given back to the collector when the session ends; without it, nothing is."""
+        import gc
+
+        pytester.makeconftest(
+            """
+            import gc
+            FROZEN = []
+
+            def pytest_runtest_setup(item):
+                FROZEN.append(gc.get_freeze_count())
+            """
+        )
+        pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+        conftests: list[object] = []
+
+        class Keep:
+            def pytest_plugin_registered(self, plugin: object) -> None:
+                if getattr(plugin, "FROZEN", None) is not None:
+                    conftests.append(plugin)
+
+        result = pytester.runpytest(
+            *QUIET, "--planeval", "evals/", "test_plain.py", plugins=[Keep()]
+        )
+        result.assert_outcomes(passed=2, failed=2, errors=2)
+        frozen = conftests[0].FROZEN  # type: ignore[attr-defined]
+        assert len(frozen) == 6 and min(frozen) > 1000  # every item ran with the session frozen
+        assert gc.get_freeze_count() == 0  # given back at the end
+
+        conftests.clear()
+        pytester.runpytest(*QUIET, "test_plain.py", plugins=[Keep()]).assert_outcomes(passed=1)
+        assert conftests[0].FROZEN == [0]  # type: ignore[attr-defined]

@@ -152,3 +152,24 @@ class TestImportedPredictions:
 
         suite = make_project(tmp_path)
         assert run_suite(load_suite(suite), out=tmp_path / "run").exit_code == 3
+
+
+def test_evaluate_one_without_metrics_grades_the_same(tmp_path: Path) -> None:
+    """``metrics=False`` (what ``pytest --planeval`` asks): the same status, checks and
+    violations for every case, and no metric columns."""
+    from harness.run import evaluate_one
+    from harness.suite import load_suite
+
+    metric_run(tmp_path, weaker=True)
+    suite = load_suite(tmp_path / "evals" / "boxes.yaml")
+    model = suite.models[0]
+    for case in suite.cases:
+        scored = evaluate_one(suite, case, model, 0)
+        plain = evaluate_one(suite, case, model, 0, metrics=False)
+        assert (plain.status, plain.checks, plain.violations) == (
+            scored.status,
+            scored.checks,
+            scored.violations,
+        )
+        assert scored.metric_status in ("scored", "unparseable")
+        assert (plain.metrics, plain.metric_status, plain.metric_detail) == (None, None, None)
