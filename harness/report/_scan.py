@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -149,12 +149,8 @@ class _Builder:
         Raises:
             msgspec.ValidationError: some row's checks are not a mapping of strings.
         """
-        check_ids = np.fromiter(
-            (self._check(bytes(r.checks)) for r in rows), dtype=np.int64, count=len(rows)
-        )
-        tag_ids = np.fromiter(
-            (self._tag(bytes(r.tags)) for r in rows), dtype=np.int64, count=len(rows)
-        )
+        check_ids = _numbered(rows, "checks", self.check_index, self._check)
+        tag_ids = _numbered(rows, "tags", self.tag_index, self._tag)
         self.check_ids.append(check_ids)
         self.tag_ids.append(tag_ids)
         for name, values in self.ids.items():
@@ -165,14 +161,15 @@ class _Builder:
             columns: np.ndarray = read(rows)  # type: ignore[arg-type]  # the same attributes
             for i, name in enumerate(names):
                 self.numbers.setdefault(name, []).append(columns[:, i])
-        for k, r in enumerate(rows):
-            if r.detail is not None:
-                self.details[self.count + k] = r.detail
-        self.metric.append(
-            np.fromiter(
-                (r.metric_status in _METRIC_COUNTED for r in rows), dtype=bool, count=len(rows)
-            )
-        )
+        details = self.details
+        for k, detail in enumerate(map(attrgetter("detail"), rows), self.count):
+            if detail is not None:
+                details[k] = detail
+        statuses = list(map(attrgetter("metric_status"), rows))
+        if set(statuses) == {None}:  # a run without metrics: nothing to test row by row
+            self.metric.append(np.zeros(len(rows), dtype=bool))
+        else:
+            self.metric.append(np.array([x in _METRIC_COUNTED for x in statuses], dtype=bool))
         self.usage.add(rows)
         self.starts.append(starts)
         self.ends.append(ends)
@@ -220,6 +217,18 @@ class _Builder:
             torn_line=torn,
             rows=self.count,
         )
+
+
+def _numbered(
+    rows: list[_Scan], name: str, index: dict[bytes, int], new: Callable[[bytes], int]
+) -> np.ndarray:
+    """The number of each row's ``name`` text in ``index`` (``new`` numbers a text not
+    there yet)."""
+    texts = list(map(bytes, map(attrgetter(name), rows)))
+    ids = list(map(index.get, texts))
+    if None in ids:
+        ids = [new(t) if i is None else i for t, i in zip(texts, ids, strict=True)]
+    return np.array(ids, dtype=np.int64)
 
 
 def _decode_value(text: bytes) -> Any:
