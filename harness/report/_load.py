@@ -225,6 +225,7 @@ def load_run(path: str | Path) -> LoadedRun:
     try:
         scanned = scan_results(results, run_prices(manifest))
     finally:
+        gc.freeze()  # what was made so far (the columns, shared texts) is never walked again
         if was_enabled:
             gc.enable()
     if not scanned.rows:
