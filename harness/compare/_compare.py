@@ -302,10 +302,18 @@ def _check_deltas(
     """Per check and model key: failure rate over the shared items of each run."""
     sides: list[dict[tuple[str, str], list[int]]] = []
     for loaded, key in zip(runs, keys, strict=True):
+        # Each row's (check, outcome) pairs from the run's numbered check sets, not its row.
+        sets = loaded.check_sets
+        items = [
+            tuple(zip(n, o, strict=True)) for n, o in zip(sets.names, sets.outcomes, strict=True)
+        ]
+        f = loaded.frame
         combos = Counter(
-            (key[r.model], tuple(r.checks.items()) if r.checks else ())
-            for r in loaded.rows
-            if r.model in key and (key[r.model], r.case) in shared
+            (key[model], items[i])
+            for model, case, i in zip(
+                f["model"].tolist(), f["case"].tolist(), sets.ids.tolist(), strict=True
+            )
+            if model in key and (key[model], case) in shared
         )
         counts: dict[tuple[str, str], list[int]] = {}
         for (model, outcomes), n in combos.items():

@@ -98,8 +98,8 @@ def compare_metrics(
 ) -> list[MetricComparison]:
     """Every metric both runs have, per model pair, on shared cases (empty without metrics)."""
     plans: list[tuple[str, str, list[float], list[float]]] = []
-    base_values = metric_values(base.rows, convention)  # one pass over each run's rows
-    cand_values = metric_values(cand.rows, convention)
+    base_values = metric_values(base.metric_rows(), convention)  # only the scored rows
+    cand_values = metric_values(cand.metric_rows(), convention)
     for bm, cm in pairs:
         key = bm if bm == cm else f"{bm} -> {cm}"
         b, c = _case_means(base_values, bm), _case_means(cand_values, cm)

@@ -200,7 +200,11 @@ def _figure_lines(c: Comparison) -> list[str]:
 def _usage(c: Comparison) -> dict[str, Any] | None:
     """Tokens and cost of both runs (``harness.cost``), or None when neither reported usage."""
     return compare_usage(
-        c.base.rows, run_prices(c.base.manifest), c.cand.rows, run_prices(c.cand.manifest)
+        c.base.rows,
+        run_prices(c.base.manifest),
+        c.cand.rows,
+        run_prices(c.cand.manifest),
+        usage=(c.base.usage, c.cand.usage),  # tallied as each run was read
     )
 
 

@@ -18,7 +18,7 @@ from harness.cost._render import (
     usage_total_line,
 )
 from harness.cost._resolve import model_prices, price_table, run_prices
-from harness.cost._usage import UsageSummary, call_cost, summarize_usage
+from harness.cost._usage import UsageSummary, UsageTally, call_cost, summarize_usage
 from harness.providers._usage import USAGE_KEYS, usage_from_body
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "Price",
     "PriceTable",
     "UsageSummary",
+    "UsageTally",
     "call_cost",
     "compare_usage",
     "compare_usage_markdown",

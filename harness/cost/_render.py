@@ -141,10 +141,17 @@ def compare_usage(
     base_prices: Mapping[str, Price | None],
     cand: Iterable[Mapping[str, Any] | Any],
     cand_prices: Mapping[str, Price | None],
+    *,
+    usage: tuple[tuple[list[UsageSummary], UsageSummary], tuple[list[UsageSummary], UsageSummary]]
+    | None = None,
 ) -> dict[str, Any] | None:
-    """Tokens and cost of both runs per model and in total (None when neither has usage)."""
-    base_models, base_total = summarize_usage(base, base_prices)
-    cand_models, cand_total = summarize_usage(cand, cand_prices)
+    """Tokens and cost of both runs per model and in total (None when neither has usage).
+
+    ``usage``: ``summarize_usage`` of each side at its prices when the caller has them (the
+    rows are then not read)."""
+    if usage is None:
+        usage = summarize_usage(base, base_prices), summarize_usage(cand, cand_prices)
+    (base_models, base_total), (cand_models, cand_total) = usage
     if not base_total.calls and not cand_total.calls:
         return None
     by_model: dict[str, dict[str, Any]] = {}

@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.cost._prices import Price
 
-__all__ = ["UsageSummary", "call_cost", "summarize_usage"]
+__all__ = ["UsageSummary", "UsageTally", "call_cost", "summarize_usage"]
 
 _MILLION = 1_000_000.0
 
@@ -111,6 +111,50 @@ class UsageSummary:
         }
 
 
+class UsageTally:
+    """``summarize_usage`` fed a part of the rows at a time (a run read block by block): the
+    same summaries, the total cost summed row by row in the order the rows came."""
+
+    def __init__(self, prices: Mapping[str, Price | None]) -> None:
+        self.prices = prices
+        self.per_model: dict[str, UsageSummary] = {}
+        self.total_cost = 0.0
+
+    def add(self, rows: Iterable[Mapping[str, Any] | Any]) -> None:
+        """Count these rows (results.jsonl dicts, ``ResultRow`` or report rows)."""
+        per_model, prices = self.per_model, self.prices
+        total_cost = self.total_cost
+        for raw in rows:  # one pass, each row's cost computed once
+            if type(raw) is not dict and hasattr(raw, "status"):  # ResultRow, report Row
+                record: Any = raw
+                model, status, tokens = record.model, record.status, record.tokens
+                if type(model) is not str:
+                    model = str(model)
+            else:
+                model, status, tokens = str(raw.get("model")), raw.get("status"), raw.get("tokens")
+            summary = per_model.get(model)
+            if summary is None:
+                summary = per_model[model] = UsageSummary(model)
+            usd = call_cost(tokens, prices.get(model)) if isinstance(tokens, dict) else None
+            summary._count(status == "pass", tokens, usd)
+            if usd is not None:
+                total_cost += usd
+        self.total_cost = total_cost
+
+    def result(self) -> tuple[list[UsageSummary], UsageSummary]:
+        """Per-model summaries (in first-seen order) and the total of the rows added."""
+        total = UsageSummary(None)
+        for summary in self.per_model.values():  # the total is the sum of the models' counts
+            total.rows += summary.rows
+            total.passes += summary.passes
+            total.calls += summary.calls
+            total.unpriced += summary.unpriced
+            for key, value in summary.tokens.items():
+                total.tokens[key] = total.tokens.get(key, 0) + value
+        total.cost = self.total_cost
+        return list(self.per_model.values()), total
+
+
 def summarize_usage(
     rows: Iterable[Mapping[str, Any] | Any], prices: Mapping[str, Price | None]
 ) -> tuple[list[UsageSummary], UsageSummary]:
@@ -120,30 +164,6 @@ def summarize_usage(
         rows: results rows as dicts (results.jsonl) or ``ResultRow`` objects.
         prices: the price of each model id (None or absent: unknown).
     """
-    per_model: dict[str, UsageSummary] = {}
-    total = UsageSummary(None)
-    total_cost = 0.0  # summed row by row in file order, as one summary of every row would
-    for raw in rows:  # one pass, each row's cost computed once
-        if type(raw) is not dict and hasattr(raw, "status"):  # ResultRow, report Row
-            record: Any = raw
-            model, status, tokens = record.model, record.status, record.tokens
-            if type(model) is not str:
-                model = str(model)
-        else:
-            model, status, tokens = str(raw.get("model")), raw.get("status"), raw.get("tokens")
-        summary = per_model.get(model)
-        if summary is None:
-            summary = per_model[model] = UsageSummary(model)
-        usd = call_cost(tokens, prices.get(model)) if isinstance(tokens, dict) else None
-        summary._count(status == "pass", tokens, usd)
-        if usd is not None:
-            total_cost += usd
-    for summary in per_model.values():  # the total is the sum of the models' counts
-        total.rows += summary.rows
-        total.passes += summary.passes
-        total.calls += summary.calls
-        total.unpriced += summary.unpriced
-        for key, value in summary.tokens.items():
-            total.tokens[key] = total.tokens.get(key, 0) + value
-    total.cost = total_cost
-    return list(per_model.values()), total
+    tally = UsageTally(prices)
+    tally.add(rows)
+    return tally.result()

@@ -133,7 +133,8 @@ def completeness(run: LoadedRun) -> Completeness:
     m = run.manifest
     models = [str(x["id"]) for x in m.models if x.get("id") is not None]
     samples = max(1, int(m.samples or 1))
-    keys = [(str(r.model), str(r.case), int(r.sample)) for r in run.rows]
+    f = run.frame  # the rows' ids, without reading the rows back from results.jsonl
+    keys = list(zip(f["model"].tolist(), f["case"].tolist(), f["sample"].tolist(), strict=True))
     common = dict(
         rows=len(run.rows),
         interrupted=bool(m.interrupted),

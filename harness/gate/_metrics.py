@@ -53,7 +53,7 @@ def metric_rules(
     Raises:
         GateConfigError: a metric that no row of the run has (with the nearest names).
     """
-    values = metric_values(run.rows, convention)
+    values = metric_values(run.metric_rows(), convention)
     known = sorted({metric for _, metric in values})
     rules = []
     for option, bounds, below in (("min-metric", minimum, True), ("max-metric", maximum, False)):

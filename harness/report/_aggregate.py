@@ -103,9 +103,7 @@ class Summary:
         from harness.report._metrics import metric_report
 
         # Only rows with a metric status count (the rest are skipped by metric_report).
-        return metric_report(
-            [r for r in self.run.rows if r.metric_status in ("scored", "unparseable")]
-        )
+        return metric_report(self.run.metric_rows())
 
     def case_labels(self) -> pd.Series:
         """Count of cases (case x model) per label."""
@@ -207,7 +205,7 @@ def _checks(run: LoadedRun) -> pd.DataFrame:
     # rows of each (model, set) pair, in order of first appearance, then spread them over
     # checks.
     sets = run.check_sets
-    codes, models = pd.factorize(run.frame["model"], sort=False)
+    codes, models = run.model_codes
     pairs, first, counts = np.unique(
         codes.astype(np.int64) * len(sets.names) + sets.ids, return_index=True, return_counts=True
     )
@@ -252,9 +250,8 @@ def _check_intervals(
     nan = np.full(len(index), np.nan)
     if not len(index):
         return nan, nan.copy()
-    f = run.frame
-    model_codes, models = pd.factorize(f["model"], sort=False)
-    case_codes, cases = pd.factorize(f["case"], sort=False)
+    model_codes, models = run.model_codes
+    case_codes, cases = run.case_codes
     nsets, nmodels, ncases = len(sets.names), len(models), len(cases)
     key = (model_codes.astype(np.int64) * ncases + case_codes) * nsets + np.asarray(sets.ids)
     uniq, counts = np.unique(key, return_counts=True)
@@ -298,7 +295,7 @@ def _tags(run: LoadedRun) -> pd.DataFrame:
     exploding a column of lists; tags that are not all strings go through ``_tags_exploded``,
     which gives the same table."""
     f = run.frame
-    seq = [r.tags or () for r in run.rows]
+    seq = [t or () for t in run.row_tags()]
     flat = list(chain.from_iterable(seq))
     if not set(map(type, flat)) <= {str}:
         return _tags_exploded(run)
@@ -307,7 +304,7 @@ def _tags(run: LoadedRun) -> pd.DataFrame:
     row = np.repeat(np.arange(len(seq)), list(map(len, seq)))
     tag, tags = pd.factorize(np.array(flat, dtype=object), sort=True)
     model, models = pd.factorize(f["model"], sort=True)
-    case, cases = pd.factorize(f["case"], sort=False)
+    case, cases = run.case_codes
     counted = f["counted"].to_numpy()[row].astype(np.int64)
     passed = f["passed"].to_numpy()[row].astype(np.int64)
     nm = len(models)
@@ -355,7 +352,7 @@ def _no_tags() -> pd.DataFrame:
 def _tags_exploded(run: LoadedRun) -> pd.DataFrame:
     """``_tags`` by exploding a column of each row's tags (any hashable tag values)."""
     f = run.frame[["case", "model", "counted", "passed"]].copy()
-    f["tag"] = [list(r.tags or []) for r in run.rows]
+    f["tag"] = [list(t or []) for t in run.row_tags()]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
         return _no_tags()
@@ -372,7 +369,7 @@ def summarize(run: LoadedRun) -> Summary:
     cases = _cases(run)
     f = run.frame
     mask = ~f["counted"].to_numpy()
-    details = [run.rows[i].detail for i in np.flatnonzero(mask)]
+    details = run.details(np.flatnonzero(mask).tolist())
     not_counted = f.loc[mask, ["case", "model", "sample", "status"]].assign(detail=details)
     return Summary(
         run=run,

@@ -8,6 +8,7 @@ same cases, the same first violation, and (without a baseline) the same order, w
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from harness.report._format import md_cell
@@ -55,10 +56,17 @@ def run_failing_cases(run: LoadedRun) -> list[FailingCase]:
     """``harness.run.failing_cases`` of the run's rows, the same list, counted from the run's
     frame: one groupby instead of a Python step per row (a 200,000-row run has ~20,000 failing
     case x model pairs; only their first failing rows are read)."""
+    cases, rows = _failing_cases(run)
+    return _with_first_violations(run, cases, rows)
+
+
+def _failing_cases(run: LoadedRun) -> tuple[list[FailingCase], dict[tuple[str, str], int]]:
+    """``run_failing_cases`` with each ``first_violation`` left empty (no row read), and the
+    index of each case's first failing row by (model, case)."""
     f = run.frame
     failing = f["status"].isin(_FAILED).to_numpy()
     if not failing.any():
-        return []
+        return [], {}
     # Keys in order of first appearance among counted rows (what failing_cases breaks ties by).
     counted = f.loc[f["counted"].to_numpy(), ["model", "case"]].groupby(
         ["model", "case"], sort=False
@@ -68,25 +76,32 @@ def run_failing_cases(run: LoadedRun) -> list[FailingCase]:
     failed = f.loc[failing, ["model", "case", "sample"]].groupby(["model", "case"], sort=False)
     # The first failing sample of each key: the lowest sample, the first such row on a tie.
     first = failed["sample"].idxmin()
-    rows, suite = run.rows, run.suite
+    suite = run.suite
     out = []
-    for (model, case), n, i in zip(
-        first.index, failed.size().to_numpy(), first.to_numpy(), strict=True
-    ):
-        row = rows[i]
+    firsts = first.to_numpy().tolist()
+    samples = f["sample"].to_numpy()
+    rows: dict[tuple[str, str], int] = {}
+    for (model, case), n, i in zip(first.index, failed.size().to_numpy(), firsts, strict=True):
+        rows[(model, case)] = i
         out.append(
             FailingCase(
-                suite,
-                model,
-                case,
-                int(n),
-                int(n_counted[(model, case)]),
-                _first_violation(row),
-                row.sample,
+                suite, model, case, int(n), int(n_counted[(model, case)]), "", int(samples[i])
             )
         )
     out.sort(key=lambda c: (-c.failed / c.counted, order[(c.model, c.case)]))
-    return out
+    return out, rows
+
+
+def _with_first_violations(
+    run: LoadedRun, cases: list[FailingCase], rows: dict[tuple[str, str], int]
+) -> list[FailingCase]:
+    """``cases`` with the first violation of each one's first failing row (read back from
+    results.jsonl: one read per case)."""
+    read = run.take([rows[(c.model, c.case)] for c in cases])
+    return [
+        replace(c, first_violation=_first_violation(row))
+        for c, row in zip(cases, read, strict=True)
+    ]
 
 
 def failing_markdown(summary: Summary, limit: int, baseline: Baseline | None = None) -> list[str]:
@@ -97,7 +112,7 @@ def failing_markdown(summary: Summary, limit: int, baseline: Baseline | None = N
         limit: the most cases listed.
         baseline: the suite's baseline; its regressions are listed first.
     """
-    failing = run_failing_cases(summary.run)
+    failing, first_rows = _failing_cases(summary.run)
     head = f"### Failing cases ({len(failing):,} case x model)"
     if not failing:
         if not summary.total["counted"]:
@@ -111,7 +126,9 @@ def failing_markdown(summary: Summary, limit: int, baseline: Baseline | None = N
         ranked = rank_against_baseline(failing, baseline.cases)
         shown = [(r.failing, r) for r in ranked]
         lines += [_baseline_line(baseline, ranked), ""]
-    lines += [_line(f, r) for f, r in shown[:limit]]
+    listed = shown[:limit]
+    read = _with_first_violations(summary.run, [f for f, _ in listed], first_rows)
+    lines += [_line(f, r) for f, (_, r) in zip(read, listed, strict=True)]
     more = len(shown) - limit
     lines.append("")
     lines.append((f"…and {more:,} more failing cases. " if more > 0 else "") + SEE_ALL)

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import chain
+from collections import deque
+from collections.abc import Iterator
+from itertools import chain, islice
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from harness.report._aggregate import Summary
+from harness.report._load import LoadedRun
 from harness.report._rows import Row
 
 __all__ = ["DETAIL_BUDGET", "LETTER", "case_payload", "natural_key"]
@@ -228,7 +231,7 @@ class _Grid:
         k = f["sample"].to_numpy()
         if k.dtype.kind != "i" or len(k) == 0 or int(k.min()) < 0:
             return None
-        cases, names = pd.factorize(f["case"], sort=False)
+        cases, names = s.run.case_codes
         m = _codes(f["model"], {model: i for i, model in enumerate(models)})
         if m is None:
             return None
@@ -244,7 +247,7 @@ class _Grid:
     def payload(
         self, s: Summary, prompts: dict[str, str], budget: int
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        rows = s.run.rows
+        samples = self.sample.tolist()
         nc, nm, ns = self.nc, self.nm, self.ns
         # Per cell: its length (highest sample + 1) and the row in each slot (-1: none).
         length = np.zeros(nc * nm, dtype=np.int64)
@@ -265,8 +268,9 @@ class _Grid:
         # Tags: those of each case's first row, numbered in order of first appearance.
         tags: dict[str, int] = {}
         first_row = np.unique(self.case, return_index=True)[1].tolist()
+        row_tags = s.run.row_tags()
         case_tags = [
-            [tags.setdefault(str(t), len(tags)) for t in rows[i].tags or []] for i in first_row
+            [tags.setdefault(str(t), len(tags)) for t in row_tags[i] or []] for i in first_row
         ]
         checks, bad_checks = self._bad_checks(s)
         # Detail: a representative (worst, then lowest) sample of each cell first.
@@ -280,16 +284,29 @@ class _Grid:
             [[0] * lengths[c * nm + m] for m in range(nm)] for c in order
         ]
         prompt_refs = [-1] * len(order)
+        firsts_wanted = (rep[c * nm + m] for c in order for m in range(nm))
+        ahead = _Ahead(s.run, (x for x in firsts_wanted if x >= 0))
         for n, c in enumerate(order):
             prompt_refs[n] = tables.add("t", prompts.get(self.names[c]))
             for m in range(nm):
                 i = rep[c * nm + m]
                 if i >= 0:
-                    refs[n][m][rows[i].sample] = _ref(tables, rows[i])
+                    refs[n][m][samples[i]] = _ref(tables, ahead.next())
             if tables.full:
                 break
         if not tables.full:
             slots = at.tolist()
+
+            def others() -> Iterator[int]:
+                for n, c in enumerate(order):
+                    for m in range(nm):
+                        base = (c * nm + m) * ns
+                        for k in range(lengths[c * nm + m]):
+                            i = slots[base + k]
+                            if i >= 0 and refs[n][m][k] == 0:
+                                yield i
+
+            ahead = _Ahead(s.run, others())
             for n, c in enumerate(order):
                 if tables.full:
                     break
@@ -298,7 +315,7 @@ class _Grid:
                     for k in range(lengths[c * nm + m]):
                         i = slots[base + k]
                         if i >= 0 and refs[n][m][k] == 0:
-                            refs[n][m][k] = _ref(tables, rows[i])
+                            refs[n][m][k] = _ref(tables, ahead.next())
         cases = []
         for c in order:
             cells = range(c * nm, c * nm + nm)
@@ -349,6 +366,20 @@ class _Grid:
                 found = lists[key] = np.flatnonzero(row).tolist()
             per_cell[cell] = list(found)
         return list(checks), per_cell
+
+
+class _Ahead:
+    """The rows at the indices ``wanted`` yields, read from the run a batch at a time, for a
+    caller that asks for them in that order (and may stop early)."""
+
+    def __init__(self, run: LoadedRun, wanted: Iterator[int], batch: int = 256) -> None:
+        self._run, self._wanted, self._batch = run, wanted, batch
+        self._rows: deque[Row] = deque()
+
+    def next(self) -> Row:
+        if not self._rows:
+            self._rows.extend(self._run.take(list(islice(self._wanted, self._batch))))
+        return self._rows.popleft()
 
 
 def _codes(column: pd.Series, numbers: dict[Any, int]) -> Any:

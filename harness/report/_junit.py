@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+import msgspec
 import numpy as np
-import pandas as pd
 
 from harness.report._load import LoadedRun
-from harness.report._rows import Row
+from harness.report._scan import RowFile, decode_row
 
 __all__ = ["junit_parts", "render_junit", "write_csv", "write_junit"]
 
@@ -35,7 +35,7 @@ def _a(text: Any) -> str:
     return quoteattr(_BAD_XML.sub("?", s))
 
 
-def _testcase(row: Row, classname: str) -> str:
+def _testcase(row: Any, classname: str) -> str:
     """A row's <testcase> as for a passing row (``render_junit`` adds the failure or error);
     ``classname`` is the quoted ``suite.model`` attribute."""
     name = f"{row.case}[{row.model}-s{row.sample}]"
@@ -56,7 +56,7 @@ def _escape_all(texts: list[str]) -> list[str]:
     return escape(_BAD_XML.sub("?", joined)).split(_SEP)
 
 
-def _bodies(rows: list[Row], which: list[int]) -> list[str]:
+def _bodies(rows: list[Any], which: list[int]) -> list[str]:
     """The <failure> or <error> element of each row of ``which`` (rows that did not pass)."""
     opens, texts, closes = [], [], []
     for i in which:
@@ -109,18 +109,28 @@ def write_junit(run: LoadedRun, path: Path) -> None:
             out.write(part)
 
 
-def junit_parts(run: LoadedRun) -> Iterator[str]:
-    """The text of ``render_junit`` in pieces: the head, each model's <testsuite>, the tail.
+_JUNIT_BLOCK = 20_000
+"""Rows of a model's <testsuite> made at a time (the failing ones read back from the file)."""
 
-    Every row of a model is first written as a passing <testcase> (one comprehension over its
-    rows); those that did not pass then get their failure or error. The ids are escaped once
-    per distinct case and model, not once per row.
+
+def junit_parts(run: LoadedRun) -> Iterator[str]:
+    """The text of ``render_junit`` in pieces: the head, each model's <testsuite> in blocks
+    of ``_JUNIT_BLOCK`` rows, the tail.
+
+    Every row of a model is first written as a passing <testcase> from the run's columns;
+    those that did not pass (and the few whose latency is not a number) are then read back
+    from results.jsonl for their failure or error. The ids are escaped once per distinct
+    case and model, not once per row.
     """
-    rows, f = run.rows, run.frame
-    codes, models = pd.factorize(f["model"], sort=False)  # models in order of first row
+    f = run.frame
+    codes, models = run.model_codes  # models in order of first row
     plain = _plain(f["case"].unique()) and _plain(models)
     status = f["status"].to_numpy()
     passed = status == "pass"
+    cases = f["case"].to_numpy()
+    samples = f["sample"].to_numpy()
+    latency = f["latency_ms"].to_numpy()
+    unread = np.isnan(latency)  # None or NaN: the row itself says which
     by_model = np.argsort(codes, kind="stable")
     bounds = np.cumsum(np.bincount(codes, minlength=len(models))).tolist()
     yield '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -128,27 +138,82 @@ def junit_parts(run: LoadedRun) -> Iterator[str]:
     for m, model in enumerate(models):
         mine = by_model[bounds[m - 1] if m else 0 : bounds[m]]
         classname = _a(run.suite + "." + model)
-        picked = [rows[i] for i in mine.tolist()]
-        if plain:
-            texts = [
-                f'<testcase classname={classname} name="{r.case}[{model}-s{r.sample}]" '
-                f'time="{(r.latency_ms or 0) / 1000:.3f}"/>'
-                for r in picked
-            ]
-        else:
-            texts = [_testcase(r, classname) for r in picked]
-        failed = np.flatnonzero(~passed[mine]).tolist()
-        for k, body in zip(failed, _bodies(picked, failed), strict=True):
-            texts[k] = f"{texts[k][:-2]}>{body}</testcase>"
         states = status[mine]
         failures = int(np.isin(states, ("fail", "unparseable")).sum())
         errors = int(np.isin(states, ("missing", "stale", "error")).sum())
-        head = (
+        yield (
             f'<testsuite name={classname} tests="{len(mine)}" '
-            f'failures="{failures}" errors="{errors}" skipped="0">'
+            f'failures="{failures}" errors="{errors}" skipped="0">\n'
         )
-        yield "\n".join([head, *texts, "</testsuite>\n"])
+        for start in range(0, len(mine), _JUNIT_BLOCK):
+            part = mine[start : start + _JUNIT_BLOCK]
+            texts = _testcases(
+                classname,
+                model,
+                plain,
+                cases[part].tolist(),
+                samples[part].tolist(),
+                latency[part].tolist(),
+            )
+            read = np.flatnonzero(~passed[part] | unread[part]).tolist()
+            rows = _read_failed(run, part[read].tolist())
+            for k, row in zip(read, rows, strict=True):
+                if unread[part[k]]:
+                    texts[k] = _testcase(row, classname)
+            failed = [j for j, k in enumerate(read) if not passed[part[k]]]
+            for j, body in zip(failed, _bodies(rows, failed), strict=True):
+                k = read[j]
+                texts[k] = f"{texts[k][:-2]}>{body}</testcase>"
+            yield "\n".join(texts) + "\n"
+        yield "</testsuite>\n"
     yield "</testsuites>\n"
+
+
+class _Failed(msgspec.Struct, gc=False):
+    """What a <testcase> reads of a row beyond the run's columns."""
+
+    case: str
+    model: str
+    sample: int
+    status: str
+    violations: list[Any] | None = None
+    latency_ms: int | float | None = None
+    detail: Any = None
+
+
+_FAILED_DECODER = msgspec.json.Decoder(_Failed)
+
+
+def _read_failed(run: LoadedRun, indices: list[int]) -> list[Any]:
+    """The rows at ``indices`` (read back from results.jsonl: only what a <testcase> shows)."""
+    if not isinstance(run.rows, RowFile):
+        return run.take(indices)
+    lines = run.rows.lines(indices)
+    try:
+        return _FAILED_DECODER.decode_lines(b"\n".join(lines))
+    except msgspec.DecodeError:  # a row only the stdlib reads (NaN, bytes not UTF-8)
+        return list(map(decode_row, lines))
+
+
+def _testcases(
+    classname: str,
+    model: str,
+    plain: bool,
+    cases: list[str],
+    samples: list[int],
+    latency: list[float],
+) -> list[str]:
+    """The <testcase> of each row as for a passing row, from the run's columns (a latency
+    that is not a number is replaced by the caller from the row)."""
+    if plain:
+        return [
+            f'<testcase classname={classname} name="{c}[{model}-s{k}]" time="{ms / 1000:.3f}"/>'
+            for c, k, ms in zip(cases, samples, latency, strict=True)
+        ]
+    return [
+        f'<testcase classname={classname} name={_a(f"{c}[{model}-s{k}]")} time="{ms / 1000:.3f}"/>'
+        for c, k, ms in zip(cases, samples, latency, strict=True)
+    ]
 
 
 _QUOTE = re.compile('[,"\r\n\x00]')
@@ -184,23 +249,45 @@ _BLOCK = 20_000
 """Rows of results.csv made and written at a time (memory is reused from block to block)."""
 
 
+class _CsvRow(msgspec.Struct, gc=False):
+    """What results.csv reads of a row beyond the run's columns."""
+
+    violations: list[Any] | None = None
+    task_count: int | None = None
+    tags: Any = None
+    detail: Any = None
+    recording: Any = None
+
+
+_CSV_DECODER = msgspec.json.Decoder(_CsvRow)
+
+
+def _csv_rows(lines: list[bytes]) -> list[Any]:
+    try:
+        return _CSV_DECODER.decode_lines(b"\n".join(lines))
+    except msgspec.DecodeError:  # a row only the stdlib reads (NaN, bytes not UTF-8)
+        return [decode_row(line) for line in lines]
+
+
 def write_csv(run: LoadedRun, path: Path) -> None:
     """One line per result row: ids, status, failed checks, counts, latency, tokens, detail.
 
     The lines are joined here, column by column, with the stdlib csv writer's rules
     (``csv.writer`` defaults: comma, minimal quoting, ``\\r\\n``); a cell that needs quoting is
     quoted by that writer. (pandas' to_csv took seconds on a 200,000-row run, and the csv
-    writer over every cell a second.) ``_BLOCK`` rows at a time.
+    writer over every cell a second.) ``_BLOCK`` rows at a time, read back from results.jsonl
+    in one pass.
     """
-    rows, f = run.rows, run.frame
+    f = run.frame
     sets = run.check_sets.ids
     failed, warned = _joined(run, "fail"), _joined(run, "warn")
     ids = {name: f[name].to_numpy() for name in ("suite", "case", "model", "sample", "status")}
     numbers = {name: f[name].to_numpy() for name in ("latency_ms", "tokens_in", "tokens_out")}
+    blocks = run.rows.blocks(_BLOCK) if isinstance(run.rows, RowFile) else None
     with path.open("w", encoding="utf-8", newline="") as out:
-        for start in range(0, len(rows), _BLOCK):
+        for start in range(0, len(f), _BLOCK):
             block = slice(start, start + _BLOCK)
-            part = rows[block]
+            part = _csv_rows(next(blocks)) if blocks is not None else run.rows[block]
             which = sets[block].tolist()
             columns: dict[str, list[Any]] = {
                 **{name: values[block].tolist() for name, values in ids.items()},

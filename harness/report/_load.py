@@ -9,35 +9,25 @@ from __future__ import annotations
 
 import gc
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
 from pathlib import Path
-from sys import intern
 from typing import TYPE_CHECKING, Any
 
-import msgspec
+import numpy as np
 import pandas as pd
 
 from harness._errors import RunFormatError
-from harness._json import json_problem, loads
-from harness.report._columns import ROW_FIELDS
-from harness.report._rows import (
-    ROW_DECODER,
-    CheckSets,
-    Row,
-    number_checks,
-    row_from_dict,
-    share_checks,
-)
-from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, STATUSES, RunManifest
+from harness._json import loads
+from harness.report._rows import CheckSets, Row
+from harness.report._scan import RowFile, Scanned, scan_results
+from harness.run import COUNTED_STATUSES, FORMAT_VERSION, PROMPTS_FILE, RunManifest
 
 if TYPE_CHECKING:
     from harness.cost import UsageSummary
 
 __all__ = ["LoadedRun", "load_run", "read_prompts", "resolve_run_dir"]
-
-_REQUIRED = ("suite", "case", "model", "sample", "status")
 
 
 @dataclass(frozen=True)
@@ -48,9 +38,10 @@ class LoadedRun:
     """The run folder."""
     manifest: RunManifest
     """What run.json says."""
-    rows: list[Row]
+    rows: Sequence[Row]
     """Every results.jsonl object, in file order (the torn last line excluded), as a ``Row``
-    (``row.status`` or ``row["status"]``)."""
+    (``row.status`` or ``row["status"]``): a ``RowFile``, which reads each row back from the
+    file when asked (iterating reads the file again), so prefer the columns below."""
     frame: pd.DataFrame
     """One row per result: suite, case, model, sample, status, task_count, the numeric
     ``ROW_FIELDS`` (latency_ms, tokens_in, tokens_out, ...), counted (bool), passed (bool),
@@ -59,6 +50,9 @@ class LoadedRun:
     """The distinct check outcomes of the rows and which one each row has."""
     torn_line: int | None = None
     """1-based number of a torn last line that was left out, or None."""
+    scanned: Scanned | None = field(default=None, repr=False, compare=False)
+    """The columns read with the rows (tags, details, metric statuses, usage); None: they
+    are read from ``rows``."""
 
     @property
     def suite(self) -> str:
@@ -69,9 +63,50 @@ class LoadedRun:
     def usage(self) -> tuple[list[UsageSummary], UsageSummary]:
         """Tokens and cost per model and in total at the run's prices
         (``harness.cost.summarize_usage``), summed once however many files show them."""
+        if self.scanned is not None:
+            return self.scanned.usage
         from harness.cost import run_prices, summarize_usage
 
         return summarize_usage(self.rows, run_prices(self.manifest))
+
+    @cached_property
+    def case_codes(self) -> tuple[np.ndarray, pd.Index]:
+        """``pd.factorize`` of the case ids (in order of first appearance), once per run."""
+        codes, values = pd.factorize(self.frame["case"], sort=False)
+        return codes, values
+
+    @cached_property
+    def model_codes(self) -> tuple[np.ndarray, pd.Index]:
+        """``pd.factorize`` of the model ids (in order of first appearance), once per run."""
+        codes, values = pd.factorize(self.frame["model"], sort=False)
+        return codes, values
+
+    def row_tags(self) -> list[Any]:
+        """Each row's ``tags`` value, in file order (rows with equal tags share one value)."""
+        if self.scanned is None:
+            return [r.tags for r in self.rows]
+        values = self.scanned.tag_values
+        return [values[i] for i in self.scanned.tag_ids.tolist()]
+
+    def details(self, indices: Sequence[int]) -> list[Any]:
+        """The ``detail`` of the rows at ``indices``."""
+        if self.scanned is None:
+            return [self.rows[i].detail for i in indices]
+        found = self.scanned.details
+        return [found.get(i) for i in indices]
+
+    def metric_rows(self) -> list[Row]:
+        """The rows whose ``metric_status`` is ``scored`` or ``unparseable``, in file order."""
+        if self.scanned is None:
+            return [r for r in self.rows if r.metric_status in ("scored", "unparseable")]
+        which = np.flatnonzero(self.scanned.metric_counted).tolist()
+        rows = self.rows
+        return rows.take(which) if isinstance(rows, RowFile) else [rows[i] for i in which]
+
+    def take(self, indices: Sequence[int]) -> list[Row]:
+        """The rows at ``indices``, in that order."""
+        rows = self.rows
+        return rows.take(indices) if isinstance(rows, RowFile) else [rows[i] for i in indices]
 
     @property
     def warnings(self) -> list[str]:
@@ -146,118 +181,17 @@ def _read_manifest(run_dir: Path) -> RunManifest:
         raise RunFormatError(f"run.json is malformed ({exc})", source=str(path)) from exc
 
 
-def _parse_lines(path: Path) -> tuple[list[Row], CheckSets, int | None]:
-    """The rows of results.jsonl, their check outcomes (``CheckSets``) and the number of a
-    torn last line (or None).
-
-    The fast path decodes each line straight into a ``Row`` (msgspec, field types checked as
-    it goes; blank lines are skipped). Anything it refuses (a damaged or torn line, a wrong
-    type, NaN, an unknown status) sends the whole file down the careful path, which says
-    exactly what is wrong and where, or reads what the fast path could not.
-    """
-    try:
-        # The whole file at once, decoded in C: the rows' raw plan and check texts point into
-        # it, so it stays in memory either way (reading it in slices copied it twice more).
-        rows: list[Row] = ROW_DECODER.decode_lines(path.read_bytes())
-        # every status known: Row.status is a Literal msgspec checks
-        return rows, share_checks(rows), None
-    except (msgspec.DecodeError, OSError):
-        pass
-    rows, torn = _parse_lines_carefully(path)
-    return rows, number_checks(rows), torn
-
-
-def _parse_lines_carefully(path: Path) -> tuple[list[Row], int | None]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise RunFormatError(f"cannot read results.jsonl ({exc})", source=str(path)) from exc
-    lines = text.split("\n")
-    numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
-    if not numbered:
-        return [], None
-    dicts, torn = [], None
-    for k, (number, line) in enumerate(numbered):
-        try:
-            dicts.append(json.loads(line))
-        except (ValueError, RecursionError) as exc:
-            if k == len(numbered) - 1 and not text.endswith("\n"):
-                torn = number
-                break
-            raise RunFormatError(
-                f"damaged line ({json_problem(exc, 'the line')[0]})",
-                source=str(path),
-                location=f"line {number}",
-                hint="only a torn last line is tolerated; repair or re-run",
-            ) from exc
-    for k, row in enumerate(dicts):
-        if not isinstance(row, dict) or any(key not in row for key in _REQUIRED):
-            raise RunFormatError(
-                f"a result row needs {', '.join(_REQUIRED)}",
-                source=str(path),
-                location=f"line {numbered[k][0]}",
-            )
-        if row["status"] not in STATUSES:
-            raise RunFormatError(
-                f"unknown status {row['status']!r} (expected one of {', '.join(STATUSES)})",
-                source=str(path),
-                location=f"line {numbered[k][0]}",
-            )
-        wrong = _wrong_type(row)
-        if wrong:
-            raise RunFormatError(wrong, source=str(path), location=f"line {numbered[k][0]}")
-    return [row_from_dict(row) for row in dicts], torn
-
-
-_TYPES: dict[str, tuple[type, ...]] = {
-    "suite": (str,),
-    "case": (str,),
-    "model": (str,),
-    "sample": (int,),
-    "checks": (dict, type(None)),
-    "task_count": (int, type(None)),
-    "latency_ms": (int, float, type(None)),
-    "tokens": (dict, type(None)),
-    "violations": (list, type(None)),
-}
-
-
-def _wrong_type(row: dict[str, Any]) -> str | None:
-    """What is wrong with a row's field types (the results-row schema's), or None."""
-    for name, types in _TYPES.items():
-        value = row.get(name)
-        if name in row and (isinstance(value, bool) or not isinstance(value, types)):
-            return f"the row's {name!r} is a {type(value).__name__}, not a {types[0].__name__}"
-    checks = row.get("checks") or {}
-    if not all(isinstance(v, str) for v in checks.values()):
-        return "the row's 'checks' must map check ids to outcomes (strings)"
-    tokens = row.get("tokens") or {}
-    if any(isinstance(v, bool) or not isinstance(v, int | float | None) for v in tokens.values()):
-        return "the row's 'tokens' must map names to numbers"
-    return None
-
-
-def _frame(rows: list[Row]) -> pd.DataFrame:
-    def ids(name: str) -> list[str]:
-        # Interned: each id is then one string object, which pandas groups by far faster.
-        return list(map(intern, map(attrgetter(name), rows)))
-
-    numbers = {
-        name: values[:, i]
-        for names, read in ROW_FIELDS.items()
-        for values in (read(rows),)
-        for i, name in enumerate(names)
-    }
+def _frame(scanned: Scanned) -> pd.DataFrame:
+    """The frame of ``LoadedRun.frame`` from the scan's columns (ids one interned string
+    each, which pandas groups by far faster)."""
     frame = pd.DataFrame(
         {
-            "suite": ids("suite"),
-            "case": ids("case"),
-            "model": ids("model"),
-            "sample": list(map(attrgetter("sample"), rows)),
-            "status": ids("status"),
-            "task_count": pd.array(list(map(attrgetter("task_count"), rows)), dtype="Int64"),
-            **numbers,
-        }
+            **scanned.ids,
+            "sample": scanned.sample,
+            "task_count": pd.array(scanned.task_count, dtype="Int64"),
+            **scanned.numbers,
+        },
+        columns=["suite", "case", "model", "sample", "status", "task_count", *scanned.numbers],
     )
     frame["counted"] = frame["status"].isin(COUNTED_STATUSES)
     frame["passed"] = frame["status"] == "pass"
@@ -282,25 +216,25 @@ def load_run(path: str | Path) -> LoadedRun:
         raise RunFormatError(
             "results.jsonl is missing", source=str(run_dir), hint="the run wrote no results"
         )
-    # A big run is hundreds of thousands of small containers (each row's checks, tokens,
-    # violations); without this the cyclic garbage collector walks them again and again while
-    # they are made (it doubles the decoding time of a 200,000-row run). They hold no cycles,
-    # so moving them out of its sight loses nothing.
+    from harness.cost import run_prices
+
+    # The blocks' small containers (tokens dicts) hold no cycles: keep the cyclic garbage
+    # collector from walking them again and again while they are made.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        rows, check_sets, torn = _parse_lines(results)
+        scanned = scan_results(results, run_prices(manifest))
     finally:
-        gc.freeze()
+        gc.freeze()  # what was made so far (the columns, shared texts) is never walked again
         if was_enabled:
             gc.enable()
-    if not rows:
+    if not scanned.rows:
         raise RunFormatError(
             "the run is empty (results.jsonl has no result rows)",
             source=str(results),
             hint="run the suite again; nothing can be reported from an empty run",
         )
-    suites = {r.suite for r in rows}
+    suites = set(scanned.ids["suite"])
     if suites != {manifest.suite}:
         other = sorted(suites - {manifest.suite})
         raise RunFormatError(
@@ -308,7 +242,10 @@ def load_run(path: str | Path) -> LoadedRun:
             f"says {manifest.suite!r}",
             source=str(results),
         )
-    return LoadedRun(run_dir, manifest, rows, _frame(rows), check_sets, torn)
+    frame = _frame(scanned)
+    scanned.drop_columns()  # now in the frame
+    rows = RowFile(results, scanned.starts, scanned.ends)
+    return LoadedRun(run_dir, manifest, rows, frame, scanned.check_sets, scanned.torn_line, scanned)
 
 
 def read_prompts(run_dir: Path) -> dict[str, str]:

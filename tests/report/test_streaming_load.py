@@ -1,0 +1,129 @@
+"""``load_run`` reads results.jsonl block by block and keeps columns, not rows (issue 28).
+
+The runs are written in code (provenance: handwritten generator, ``test_columnar._run``, plus
+a few hand-written lines). Whatever the block size, the report files are the same bytes; a
+line msgspec refuses (NaN) or a damaged or torn line is handled where it falls, with its true
+line number; and loading a run holds a fraction of its file, not the file and every row.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+import harness.report._scan as scan
+from harness._errors import RunFormatError
+from harness.report import load_run, write_report
+from tests.report.test_columnar import RUNS, _run
+
+FILES = ("summary.md", "report.html", "junit.xml", "results.csv")
+
+
+def _report(run: Path, out: Path) -> dict[str, bytes]:
+    write_report(load_run(run), out, processes=1)
+    return {name: (out / name).read_bytes() for name in FILES}
+
+
+@pytest.mark.parametrize("seed, plain, repeats", RUNS)
+def test_any_block_size_gives_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, plain: bool, repeats: bool
+) -> None:
+    run = _run(tmp_path, seed, plain=plain, repeats=repeats)
+    monkeypatch.setattr(scan, "BLOCK_BYTES", 1 << 30)  # the whole file at once
+    whole = _report(run, tmp_path / "whole")
+    for size in (97, 4096):  # lines longer than a block; many lines a block
+        monkeypatch.setattr(scan, "BLOCK_BYTES", size)
+        assert _report(run, tmp_path / f"b{size}") == whole
+
+
+def _row(case: str, **extra: object) -> dict[str, object]:
+    return {"suite": "s", "case": case, "model": "m", "sample": 0, "status": "pass", **extra}
+
+
+def _write(tmp_path: Path, lines: list[str]) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(lines), encoding="utf-8")
+    manifest = {"format_version": 1, "run_id": "r", "suite": "s", "samples": 1}
+    (run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run
+
+
+@pytest.mark.parametrize("block", [64, 1 << 20])
+def test_nan_and_torn_lines_are_read_where_they_fall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    monkeypatch.setattr(scan, "BLOCK_BYTES", block)
+    lines = [json.dumps(_row(f"c{i}")) + "\n" for i in range(6)]
+    lines[3] = json.dumps(_row("c3", latency_ms=math.nan)) + "\n"  # NaN: only json reads it
+    lines.insert(2, "\n")  # a blank line is skipped
+    lines.append('{"suite": "s", "case": "c6", "mod')  # torn: the run was killed
+    loaded = load_run(_write(tmp_path, lines))
+    assert loaded.torn_line == 8
+    assert [r.case for r in loaded.rows] == [f"c{i}" for i in range(6)]
+    assert math.isnan(loaded.rows[3].latency_ms)
+    assert loaded.frame["case"].tolist() == [f"c{i}" for i in range(6)]
+
+
+@pytest.mark.parametrize("block", [64, 1 << 20])
+def test_a_damaged_line_in_a_later_block_is_named_by_its_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    monkeypatch.setattr(scan, "BLOCK_BYTES", block)
+    lines = [json.dumps(_row(f"c{i}")) + "\n" for i in range(8)]
+    lines[6] = '{"suite": "s", "case": oops}\n'
+    with pytest.raises(RunFormatError, match="damaged line") as err:
+        load_run(_write(tmp_path, lines))
+    assert "line 7" in str(err.value)
+
+
+def test_a_wrong_type_in_a_later_block_is_refused_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scan, "BLOCK_BYTES", 64)
+    lines = [json.dumps(_row(f"c{i}")) + "\n" for i in range(8)]
+    lines[5] = json.dumps(_row("c5", violations="none")) + "\n"
+    with pytest.raises(RunFormatError, match="'violations' is a str") as err:
+        load_run(_write(tmp_path, lines))
+    assert "line 6" in str(err.value)
+
+
+def test_loading_holds_a_fraction_of_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the whole file was read at once and every row kept (the file's size and more);
+    now a block at a time and columns (a 1,000,000-row run reports within 1 GiB)."""
+    monkeypatch.setattr(scan, "BLOCK_BYTES", 1 << 20)
+    plan = {"tasks": [{"id": f"t{i}", "description": "x" * 200} for i in range(12)]}
+    violations = [{"check": "acyclic", "message": "m" * 300}]
+    lines = [
+        json.dumps(
+            _row(
+                f"case-{i}",
+                model=f"m{i % 3}",
+                status="fail",
+                checks={"acyclic": "fail"},
+                violations=violations,
+                plan=plan,
+                tags=["t"],
+                tokens={"input": 10 + i, "output": 3},
+            )
+        )
+        + "\n"
+        for i in range(3_000)
+    ]
+    run = _write(tmp_path, lines)
+    size = (run / "results.jsonl").stat().st_size
+    assert size > 9_000_000
+    tracemalloc.start()
+    try:
+        loaded = load_run(run)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(loaded.rows) == 3_000 and loaded.rows[2_999].plan == plan
+    assert peak < size / 2, f"loading peaked at {peak:,} bytes for a {size:,}-byte file"
