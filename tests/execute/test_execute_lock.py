@@ -34,7 +34,7 @@ def agent(context):
     if context.task.id == os.environ.get("AGENT_HANG"):
         Path(os.environ["AGENT_READY"]).write_text("ready")
         time.sleep(60)
-    time.sleep(0.02)
+    time.sleep(float(os.environ.get("AGENT_SLEEP", "0.02")))
     return demo_agent(context)
 '''
 
@@ -213,7 +213,9 @@ def test_one_journal_under_several_names_is_executed_once(workdir: Path, spellin
     for trial in range(3):
         journal = workdir / f"j{trial}.jsonl"
         calls = workdir / f"calls{trial}.log"
-        env = {**os.environ, "AGENT_LOG": str(calls)}
+        # 0.25 s a task: an execution lasts longer than the start-up spread of three
+        # processes on a loaded machine, so that they overlap and the lock is contended
+        env = {**os.environ, "AGENT_LOG": str(calls), "AGENT_SLEEP": "0.25"}
         names = _spellings(workdir, journal, spelling)
         procs = [
             subprocess.Popen(
