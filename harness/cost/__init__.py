@@ -18,7 +18,7 @@ from harness.cost._render import (
     usage_total_line,
 )
 from harness.cost._resolve import model_prices, price_table, run_prices
-from harness.cost._usage import UsageSummary, UsageTally, call_cost, summarize_usage
+from harness.cost._usage import UsageSummary, UsageTally, call_cost, summarize_usage, usage_total
 from harness.providers._usage import USAGE_KEYS, usage_from_body
 
 __all__ = [
@@ -42,5 +42,6 @@ __all__ = [
     "usage_from_body",
     "usage_markdown",
     "usage_table_rows",
+    "usage_total",
     "usage_total_line",
 ]

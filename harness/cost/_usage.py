@@ -143,16 +143,23 @@ class UsageTally:
 
     def result(self) -> tuple[list[UsageSummary], UsageSummary]:
         """Per-model summaries (in first-seen order) and the total of the rows added."""
-        total = UsageSummary(None)
-        for summary in self.per_model.values():  # the total is the sum of the models' counts
-            total.rows += summary.rows
-            total.passes += summary.passes
-            total.calls += summary.calls
-            total.unpriced += summary.unpriced
-            for key, value in summary.tokens.items():
-                total.tokens[key] = total.tokens.get(key, 0) + value
-        total.cost = self.total_cost
-        return list(self.per_model.values()), total
+        per_model = list(self.per_model.values())
+        return per_model, usage_total(per_model, self.total_cost)
+
+
+def usage_total(per_model: Iterable[UsageSummary], cost: float | None) -> UsageSummary:
+    """The total of ``per_model``'s counts and tokens, with ``cost`` (summed by the caller in
+    the order its rows came, so that the float sum is the rows' own)."""
+    total = UsageSummary(None)
+    for summary in per_model:
+        total.rows += summary.rows
+        total.passes += summary.passes
+        total.calls += summary.calls
+        total.unpriced += summary.unpriced
+        for key, value in summary.tokens.items():
+            total.tokens[key] = total.tokens.get(key, 0) + value
+    total.cost = cost
+    return total
 
 
 def summarize_usage(

@@ -215,12 +215,8 @@ class LiveControls:
         call), or say (one line) why the budget refuses it. With ``wait``, waits while the
         call's worst case does not fit but calls in flight may still give part of theirs
         back."""
-        raw = estimate_prompt_tokens(prompt)
-        with self._lock:
-            estimate_in, estimate_out = self._estimate(model, raw)
-        price = self.prices.get(model.id)
-        usd = call_cost({"input": estimate_in, "output": estimate_out}, price) or 0.0
-        worst = self._worst_cost(model, raw, estimate_out, body, price)
+        ticket = self._ticket(model, prompt, body)
+        worst = ticket.worst_cost
         ledger = self.budget.ledger
         with ledger.condition:
             while True:
@@ -236,30 +232,37 @@ class LiveControls:
                 ledger.stopped = refusal
                 self.stats.refused += 1
                 return refusal
-            ledger.reserved += worst
-            ledger.started += 1
-            ledger.in_flight += 1
-            self.stats.started += 1
-            self.stats.in_flight += 1
-        return Ticket(model, raw, estimate_in, estimate_out, usd, worst)
+            self._reserve(worst)
+        return ticket
 
     def hold(self, model: ModelSpec, prompt: str, body: Mapping[str, Any]) -> Ticket:
         """Reserve a call that was sent already (a request of a batch this process resumes) at
         its worst case, never refused: its cost is committed, and calls admitted after it
         must fit beside it. Settle it like an admitted call."""
+        ticket = self._ticket(model, prompt, body)
+        worst = ticket.worst_cost
+        ledger = self.budget.ledger
+        with ledger.condition:
+            self._reserve(worst)
+        return ticket
+
+    def _reserve(self, worst: float) -> None:
+        """Count a started call holding ``worst`` USD (the caller holds the ledger's lock)."""
+        ledger = self.budget.ledger
+        ledger.reserved += worst
+        ledger.started += 1
+        ledger.in_flight += 1
+        self.stats.started += 1
+        self.stats.in_flight += 1
+
+    def _ticket(self, model: ModelSpec, prompt: str, body: Mapping[str, Any] | None) -> Ticket:
+        """The estimate and the worst case of one call of ``model`` for ``prompt``."""
         raw = estimate_prompt_tokens(prompt)
         with self._lock:
             estimate_in, estimate_out = self._estimate(model, raw)
         price = self.prices.get(model.id)
         usd = call_cost({"input": estimate_in, "output": estimate_out}, price) or 0.0
         worst = self._worst_cost(model, raw, estimate_out, body, price)
-        ledger = self.budget.ledger
-        with ledger.condition:
-            ledger.reserved += worst
-            ledger.started += 1
-            ledger.in_flight += 1
-            self.stats.started += 1
-            self.stats.in_flight += 1
         return Ticket(model, raw, estimate_in, estimate_out, usd, worst)
 
     def readmit(self, ticket: Ticket) -> str | None:

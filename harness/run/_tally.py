@@ -225,19 +225,10 @@ class RunTally:
         """Tokens and cost per model with rows (in run order) and in total, as
         ``harness.cost.summarize_usage`` gives them for the rows in run order (the cost is
         summed in the order rows finished, as results.jsonl holds them)."""
-        from harness.cost import UsageSummary
+        from harness.cost import usage_total
 
         per_model = [self._usage[m] for m in self.models if self._usage[m].rows]
-        total = UsageSummary(None)
-        for summary in per_model:
-            total.rows += summary.rows
-            total.passes += summary.passes
-            total.calls += summary.calls
-            total.unpriced += summary.unpriced
-            for key, value in summary.tokens.items():
-                total.tokens[key] = total.tokens.get(key, 0) + value
-        total.cost = self._cost
-        return per_model, total
+        return per_model, usage_total(per_model, self._cost)
 
     # -- inside ----------------------------------------------------------------------------
 
