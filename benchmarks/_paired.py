@@ -220,13 +220,16 @@ def paired(
     cwd: Path | None = None,
     warm: bool = True,
     before: Callable[[], object] | None = None,
+    floor_before: Callable[[], object] | None = None,
+    floor_ok_codes: tuple[int, ...] = (0,),
 ) -> Paired:
     """Measure ``command`` against ``floor`` in ``pairs`` alternating pairs (at least 5).
 
     Even pairs run the command first, odd pairs the floor first, so a drift in machine load
     falls on both sides alike. One unmeasured run of each comes first (page cache, bytecode)
     unless ``warm`` is False. ``before`` runs (untimed) before each run of the command, e.g. to
-    remove the output folder the last run wrote.
+    remove the output folder the last run wrote; ``floor_before`` and ``floor_ok_codes`` do the
+    same for the floor (a floor that is itself a planeval command, e.g. ``planeval run``).
     """
     if pairs < 5:
         raise SystemExit(f"{name}: at least 5 pairs are needed for a median with a spread")
@@ -237,7 +240,9 @@ def paired(
         return measure(command, env=env, stdout=stdout, ok_codes=ok_codes, cwd=cwd)
 
     def run_floor() -> Measure:
-        return measure(floor, env=floor_env or env, cwd=cwd)
+        if floor_before is not None:
+            floor_before()
+        return measure(floor, env=floor_env or env, ok_codes=floor_ok_codes, cwd=cwd)
 
     if warm:
         run_command()
