@@ -44,6 +44,22 @@ HAS_LIBYAML: bool = hasattr(yaml, "CSafeLoader")
 SafeLoader: type = yaml.CSafeLoader if HAS_LIBYAML else yaml.SafeLoader
 """The loader every read uses; subclass it to add a tag (``class L(SafeLoader): ...``)."""
 
+
+def _libyaml_limits_nesting() -> bool:
+    """True when LibYAML refuses deep nesting itself ("maximum nesting depth", from 0.2.6).
+    An older LibYAML composes a document nested 100,000 deep by C recursion until the
+    process dies of a segmentation fault (seen with PyYAML 6.0.3 built on LibYAML 0.2.5)."""
+    try:
+        from yaml import _yaml
+
+        return bool(_yaml.get_version() >= (0, 2, 6))
+    except (ImportError, AttributeError):
+        return False
+
+
+LIBYAML_LIMITS_NESTING: bool = HAS_LIBYAML and _libyaml_limits_nesting()
+"""False where the C loader needs planeval's own depth scan before it composes a document."""
+
 MAX_YAML_BYTES = 8 * 1024 * 1024
 """Largest YAML file read by default (8 MiB; suites and cassettes are far smaller)."""
 
@@ -176,8 +192,13 @@ def load_yaml(
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > max_bytes:
             raise error(over_limit(size, max_bytes, what="text"), source=source, hint=RAISE_HINT)
+    chosen = loader or SafeLoader
     try:
-        data = yaml.load(text, Loader=loader or SafeLoader)
+        if HAS_LIBYAML and not LIBYAML_LIMITS_NESTING and issubclass(chosen, yaml.CSafeLoader):
+            _scan_depth(text, chosen, source=source, max_depth=max_depth, error=error)
+        data = yaml.load(text, Loader=chosen)
+    except InputError:  # the depth scan's own refusal (an InputError is a ValueError)
+        raise
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, source, max_depth, error) from None
     except yaml.YAMLError as exc:
@@ -188,6 +209,23 @@ def load_yaml(
         raise error(f"a value cannot be read: {_value_problem(exc)}", source=source) from None
     _check_shape(data, source=source, max_depth=max_depth, budget=_budget(text), error=error)
     return data
+
+
+def _scan_depth(
+    text: str, loader: type, *, source: str, max_depth: int, error: type[InputError]
+) -> None:
+    """Refuse nesting past ``max_depth`` from LibYAML's event stream, before anything is
+    composed (parsing events does not recurse; composing a deep document does, in C)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                mark = event.start_mark
+                where = f"line {mark.line + 1} column {mark.column + 1}" if mark else None
+                raise _depth_error(source, max_depth, where, error)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _budget(text: str) -> int:

@@ -33,6 +33,32 @@ class TestLoader:
         with pytest.raises(InputError, match=f"nested more than {MAX_YAML_DEPTH} levels"):
             load_yaml("[" * 100_000 + "]" * 100_000, source="deep.yaml")
 
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "a: " + "[" * 100_000 + "]" * 100_000,
+            "x:\n" + "".join(f"{' ' * i}- \n" for i in range(0, 400, 2)),
+        ],
+    )
+    def test_a_libyaml_without_its_own_nesting_limit_is_guarded(
+        self, monkeypatch: pytest.MonkeyPatch, text: str
+    ) -> None:
+        """LibYAML before 0.2.6 composes a deep document by C recursion and the process dies
+        (a segmentation fault with PyYAML 6.0.3 on LibYAML 0.2.5): there planeval scans the
+        event stream first and refuses the depth with the place, before anything is composed.
+        Forced here, so the scan is tested whatever LibYAML this machine has."""
+        if not yaml.__with_libyaml__:
+            pytest.skip("PyYAML was built without LibYAML here")
+        monkeypatch.setattr(_yaml, "LIBYAML_LIMITS_NESTING", False)
+        composed: list[str] = []
+        monkeypatch.setattr(yaml, "load", lambda *a, **k: composed.append("load"))
+        with pytest.raises(InputError, match=r"deep\.yaml: line \d+ column \d+: nested more than"):
+            load_yaml(text, source="deep.yaml")
+        assert composed == []  # refused before the composer ran
+        monkeypatch.undo()
+        monkeypatch.setattr(_yaml, "LIBYAML_LIMITS_NESTING", False)
+        assert load_yaml("a: [1, {b: [c]}]\n") == {"a": [1, {"b": ["c"]}]}
+
     def test_no_python_objects(self) -> None:
         """Python tags are refused, never constructed."""
         with pytest.raises(InputError, match=r"the tag .*python/object.* is not allowed"):
