@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from harness.report._metrics import LOWER_IS_BETTER
 from harness.stats import holm, holm_levels
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ POOLED_FIGURES = (
 """The TaskBench corpus figures compared (``evaluate.py``'s ``node_micro_f1_no_matching``,
 ``node_macro_f1_no_matching``, ``link_binary_f1``, the two argument F1 and
 ``edit_distance``); WorfBench metrics are compared under their own names."""
-_LOWER_IS_BETTER = frozenset({"taskbench.edit_distance"})
 _HOW = (
     "Pooled figures, as the papers report them (TaskBench's corpus F1 over pooled counts and "
     "edit distance, WorfBench's averages over answers), on the cases both runs scored; "
@@ -88,7 +88,7 @@ class PooledComparison:
         if self.p_adjusted >= ALPHA or math.isnan(self.difference):
             return "no significant difference"
         up = self.difference > 0
-        return "better" if up != (self.figure in _LOWER_IS_BETTER) else "worse"
+        return "better" if up != (self.figure in LOWER_IS_BETTER) else "worse"
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float) -> float | None:
