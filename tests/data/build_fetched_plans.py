@@ -15,7 +15,7 @@ read; a plan seen in several versions is kept once, named by the newest commit h
   base64 of msgpack, zlib-compressed for ``.msgpack.zlib``; needs the ``msgpack`` package);
 * langgraph ``docs/docs/tutorials/{rewoo,plan-and-execute}/*.ipynb`` and
   ``examples/{rewoo,plan-and-execute}/*.ipynb``, langgraphjs
-  ``examples/plan-and-execute/plan-and-execute.ipynb`` (cell outputs);
+  ``examples/{rewoo,plan-and-execute}/*.ipynb`` (cell outputs);
 * MetaGPT ``tests/data/rsp_cache.json``.
 
 OUT gets ``<format>/<nn>.<ext>`` files and ``MANIFEST.json``.
@@ -46,6 +46,8 @@ PLAN_AND_EXECUTE_NOTEBOOKS = (
     "examples/plan-and-execute/plan-and-execute.ipynb",
 )
 JS_PLAN_AND_EXECUTE_NOTEBOOK = "examples/plan-and-execute/plan-and-execute.ipynb"
+JS_REWOO_NOTEBOOK = "examples/rewoo/rewoo.ipynb"
+JSON_CONTENT = re.compile(r'"content": ("(?:[^"\\]|\\.)*")')
 ANSI = re.compile(r"\x1b\[\d+m")
 
 
@@ -217,6 +219,34 @@ def rewoo(folder: Folder, repo: Path) -> None:
         )
 
 
+def rewoo_js(folder: Folder, js_repo: Path) -> None:
+    """Planner answers printed by the LangGraph.js ReWOO notebook, in the versions that parse
+    them with ``matchAll`` (the earlier ones called ``match`` and kept one step at most)."""
+    for commit, raw in versions(js_repo, JS_REWOO_NOTEBOOK):
+        if b"matchAll(regexPattern)" not in raw:
+            continue
+        for c, o, text in notebook_outputs(raw):
+            answers = [m for m in JSON_CONTENT.findall(text)]
+            found = [json.loads(a) for a in answers]
+            if text.lstrip().startswith(("Plan", "To solve")) and "#E" in text:
+                found.append(text)
+            for answer in found:
+                if "#E" in answer:
+                    answer = answer.strip("\n")
+                    folder.put(
+                        "rewoo",
+                        "txt",
+                        answer,
+                        answer,
+                        repo="langchain-ai/langgraphjs",
+                        commit=commit,
+                        path=JS_REWOO_NOTEBOOK,
+                        where=f"cell {c} output {o}: printed planner answer",
+                        recorded_steps=None,
+                        parser="langgraphjs",
+                    )
+
+
 def plan_and_execute(folder: Folder, repo: Path, js_repo: Path | None) -> None:
     for path in paths(repo, "docs/cassettes/plan-and-execute_*"):
         for commit, raw in versions(repo, path):
@@ -312,6 +342,8 @@ def main() -> None:
         sys.exit(f"{args.out} is not empty: give a new folder")
     folder = Folder(args.out)
     rewoo(folder, args.langgraph)
+    if args.langgraphjs is not None:
+        rewoo_js(folder, args.langgraphjs)
     plan_and_execute(folder, args.langgraph, args.langgraphjs)
     metagpt(folder, args.metagpt)
     text = json.dumps(folder.manifest, indent=1, ensure_ascii=False)
