@@ -299,6 +299,10 @@ def _find_in_object(value: dict[str, Any], *, source: str, fmt: str) -> dict[str
         and looks_like_metagpt(value["tasks"])
     ):
         return metagpt_to_dict(value["tasks"], source=source, goal=value.get("goal"))
+    if fmt in ("metagpt", "auto", "text"):  # MetaGPT RoleZero: one command, or {"commands"}
+        commands = value.get("commands", [value])
+        if looks_like_metagpt(commands) and "task_id" not in value:
+            return metagpt_to_dict(commands, source=source)
     if fmt in ("plan_and_execute", "auto", "text"):
         if looks_like_steps(value):
             return steps_to_dict(value, source=source)

@@ -258,6 +258,86 @@ class TestMetaGPT:
         [warning] = check_plan(load_plan(text)).warnings
         assert warning.path == "/tasks/0/is_finished"
 
+    def test_rolezero_commands_append_tasks_and_keep_the_other_commands(self) -> None:
+        """Each Plan.append_task is a task, in order; the other commands (``end`` has no args)
+        are kept under metagpt:commands, not dropped (handwritten, RoleZero's shape)."""
+        text = (
+            "I will plan.\n```json\n"
+            + json.dumps(
+                [
+                    {
+                        "command_name": "Plan.append_task",
+                        "args": {"task_id": "1", "dependent_task_ids": [], "instruction": "PRD"},
+                    },
+                    {"command_name": "TeamLeader.publish_message", "args": {"content": "go"}},
+                    {
+                        "command_name": "Plan.append_task",
+                        "args": {
+                            "task_id": "2",
+                            "dependent_task_ids": ["1"],
+                            "instruction": "Design",
+                        },
+                    },
+                    {"command_name": "end"},
+                ]
+            )
+            + "\n```"
+        )
+        plan = load_plan(text)
+        assert plan.task_ids == ("1", "2")
+        assert plan.task("2").depends_on == ("1",)
+        assert plan.task("2").description == "Design"
+        kept = plan.extra["metagpt:commands"]
+        assert [c["command_name"] for c in kept] == ["TeamLeader.publish_message", "end"]
+        assert check_plan(plan).ok
+        assert load_plan(text, format="metagpt").tasks == plan.tasks
+
+    def test_a_published_rolezero_answer_appends_to_a_plan_it_does_not_hold(self) -> None:
+        """geekan/MetaGPT @ 571301cefc1cd966e216df33b277ec49fa4a9a4d, tests/data/rsp_cache.json,
+        answer 422 (https://github.com/geekan/MetaGPT/blob/571301cefc1cd966e216df33b277ec49fa4a9a4d/tests/data/rsp_cache.json),
+        MIT, provenance published, the fenced block quoted: task 2 cites task 1 of the plan
+        MetaGPT holds, so on its own it fails deps_resolve (as _append_task asserts)."""
+        text = (
+            "Since there are no further tasks in the current plan, I will append a new task.\n\n"
+            '```json\n[\n    {\n        "command_name": "Plan.append_task",\n'
+            '        "args": {\n            "task_id": "2",\n'
+            '            "dependent_task_ids": ["1"],\n'
+            '            "instruction": "Develop a strategy or plan to achieve the defined '
+            'objectives for the test goal.",\n            "assignee": "Zero"\n        }\n'
+            "    }\n]\n```"
+        )
+        plan = load_plan(text)
+        assert plan.task_ids == ("2",)
+        report = check_plan(plan)
+        assert [v.check for v in report.errors] == ["deps_resolve"]
+        assert [v.path for v in report.warnings] == ["/tasks/0/assignee"]
+
+    def test_one_command_object_and_a_commands_key(self) -> None:
+        """RoleZero reads a dict as [dict], or its 'commands' list."""
+        command = {
+            "command_name": "Plan.append_task",
+            "args": {"task_id": "1", "dependent_task_ids": [], "instruction": "x"},
+        }
+        assert load_plan(json.dumps(command)).task_ids == ("1",)
+        assert load_plan(json.dumps({"commands": [command, {"command_name": "end"}]})).task_ids == (
+            "1",
+        )
+
+    def test_commands_without_a_task_are_no_plan(self) -> None:
+        text = json.dumps([{"command_name": "RoleZero.reply_to_human", "args": {"content": "hi"}}])
+        with pytest.raises(PlanLoadError, match="expected a JSON object, got a list"):
+            load_plan(text)
+        with pytest.raises(PlanLoadError, match=r"without a 'Plan\.append_task'"):
+            load_plan(text, format="metagpt")
+
+    def test_a_command_task_without_a_string_id_is_named_where_it_is(self) -> None:
+        text = json.dumps(
+            [{"command_name": "Plan.append_task", "args": {"task_id": 1, "instruction": "x"}}]
+        )
+        with pytest.raises(PlanLoadError) as caught:
+            load_plan(text, format="metagpt")
+        assert caught.value.location == "/0/args/task_id"
+
 
 class TestToolCalls:
     def test_every_openai_call_is_a_task(self) -> None:
