@@ -229,7 +229,7 @@ def _case_payload_by_row(
                 if outcome in ("fail", "warn"):
                     bad_checks[case][m].add(checks.setdefault(check, len(checks)))
     rows = s.run.rows
-    status = [r.status for r in rows]
+    status = [str(x) for x in s.run.frame["status"].tolist()]  # not a second pass over the file
 
     def letters(cell: list[int | None]) -> str:
         return "".join("_" if i is None else LETTER[status[i]] for i in cell)
