@@ -31,6 +31,7 @@ import pandas as pd
 from harness.report._aggregate import Summary
 from harness.report._load import LoadedRun
 from harness.report._rows import Row
+from harness.report._scan import RowFile, decode_row
 
 __all__ = [
     "DETAIL_BUDGET",
@@ -104,7 +105,26 @@ class _Tables:
         return len(table) - 1
 
 
-def _ref(tables: _Tables, row: Row) -> list[int] | int:
+class _Shown(msgspec.Struct):
+    """What a sample's detail shows of its row (the decoder skips the rest of the line)."""
+
+    plan_json: msgspec.Raw = msgspec.field(default=msgspec.Raw(b"null"), name="plan")
+    violations: Any = None
+    answer: Any = None
+    detail: Any = None
+
+
+_SHOWN = msgspec.json.Decoder(_Shown)
+
+
+def _shown(line: bytes) -> _Shown | Row:
+    try:
+        return _SHOWN.decode(line)
+    except msgspec.DecodeError:  # NaN or Infinity inside: the whole row, as the loader reads it
+        return decode_row(line)
+
+
+def _ref(tables: _Tables, row: Row | _Shown) -> list[int] | int:
     ref = [
         tables.add("p", row.plan_json),
         tables.add("v", row.violations),
@@ -474,14 +494,21 @@ class _Ahead:
 
     def __init__(self, run: LoadedRun, wanted: Iterator[int], batch: int = 2048) -> None:
         self._run, self._wanted, self._batch = run, wanted, batch
-        self._rows: deque[Row] = deque()
+        self._rows: deque[Row | _Shown] = deque()
 
-    def next(self) -> Row:
+    def next(self) -> Row | _Shown:
         if not self._rows:
             wanted = list(islice(self._wanted, self._batch))
             order = sorted(range(len(wanted)), key=wanted.__getitem__)
+            indices = [wanted[i] for i in order]
+            found = self._run.rows
+            got = (
+                list(map(_shown, found.lines(indices)))
+                if isinstance(found, RowFile)
+                else self._run.take(indices)
+            )
             rows: list[Any] = [None] * len(wanted)
-            for at, row in zip(order, self._run.take([wanted[i] for i in order]), strict=True):
+            for at, row in zip(order, got, strict=True):
                 rows[at] = row
             self._rows.extend(rows)
         return self._rows.popleft()

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import harness.report._write as write_module
+from harness._cli.main import app
 from harness.report import load_run, summarize, write_report
 from harness.report._html import INLINE_BYTES, render_report_page
 from harness.report._write import write_report_page
@@ -90,11 +92,14 @@ def test_a_small_run_stays_one_file(tmp_path: Path) -> None:
 
 
 def test_a_rewritten_report_leaves_no_stale_side_files(tmp_path: Path) -> None:
-    """A report written again over a changed run gets a new folder and the old one goes; a
-    small report over a large one leaves none; a crash's half-written folder is removed."""
+    """``planeval report`` names the folder it wrote; a report written again over a changed
+    run gets a new folder and the old one goes; a small report over a large one leaves none;
+    a crash's half-written folder is removed."""
     run = _many_cases(tmp_path / "r", 30_000)
-    first = write_report(run).report_data
-    assert first is not None
+    result = CliRunner().invoke(app, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    [first] = [run / name for name in _data_folders(run)]
+    assert f"wrote {first}/ (report.html's case table: keep it beside the page)" in result.output
     (run / f".{first.name}.abc.tmp").mkdir()  # what a killed writer leaves
     rows = (
         (run / "results.jsonl")
