@@ -64,6 +64,7 @@ def _parts(folder: Path, kind: str) -> list[Any]:
     return out
 
 
+@pytest.mark.slow
 def test_the_page_does_not_grow_with_the_cases(tmp_path: Path) -> None:
     """At 20,000 and at 100,000 cases report.html is the same size within 1 KB and under
     PAGE_WITHOUT_DATA (the case list was 45 bytes a case inside it: 4.5 MB at 100,000); every
@@ -91,6 +92,7 @@ def test_a_small_run_stays_one_file(tmp_path: Path) -> None:
     assert INLINE_BYTES < len(files.report_html.read_bytes()) + INLINE_BYTES < 2 * INLINE_BYTES
 
 
+@pytest.mark.slow
 def test_a_rewritten_report_leaves_no_stale_side_files(tmp_path: Path) -> None:
     """``planeval report`` names the folder it wrote; a report written again over a changed
     run gets a new folder and the old one goes; a small report over a large one leaves none;
@@ -117,6 +119,7 @@ def test_a_rewritten_report_leaves_no_stale_side_files(tmp_path: Path) -> None:
     assert write_report(run).report_data is None and _data_folders(run) == []
 
 
+@pytest.mark.slow
 def test_a_failed_write_leaves_the_old_report_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
