@@ -111,6 +111,10 @@ def report_command(
         typer.echo(line)
     for path in paths.values():
         typer.echo(f"wrote {path}")
+    if files.report_data is not None:
+        typer.echo(
+            f"wrote {files.report_data}/ (report.html's case table: keep it beside the page)"
+        )
 
 
 def _baseline_for(loaded: LoadedRun, given: Path, *, required: bool) -> Baseline | None:

@@ -7,10 +7,16 @@ For each side the worst sample represents the (model, case): a failing one when 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from harness.compare._compare import Comparison, Flip
 from harness.compare._plan_diff import PlanDiff, diff_plans
 from harness.report._rows import Row
+
+if TYPE_CHECKING:
+    from harness.report._load import LoadedRun
 
 __all__ = ["FlipDetail", "flip_details"]
 
@@ -33,10 +39,26 @@ class FlipDetail:
     """From the base plan to the candidate plan."""
 
 
-def _worst(rows: dict[tuple[str, str], Row], key: tuple[str, str], row: Row) -> None:
-    old = rows.get(key)
-    if old is None or _RANK.get(row.status, 9) < _RANK.get(old.status, 9):
-        rows[key] = row
+def _shown(
+    run: LoadedRun, keys: dict[str, str], wanted: set[tuple[str, str]]
+) -> dict[tuple[str, str], Row]:
+    """Per wanted (model, case), the row shown: the worst sample, the first in the file among
+    equally bad ones. Found in the run's columns; only those rows are read back."""
+    f = run.frame
+    cases = {case for _, case in wanted}
+    at = np.flatnonzero(f["case"].isin(cases).to_numpy())
+    columns = (f[x].to_numpy()[at].tolist() for x in ("model", "case", "status"))
+    best: dict[tuple[str, str], tuple[int, int]] = {}
+    for i, model, case, status in zip(at.tolist(), *columns, strict=True):
+        name = keys.get(model)
+        if name is None or (name, case) not in wanted:
+            continue
+        rank = _RANK.get(status, 9)
+        old = best.get((name, case))
+        if old is None or rank < old[0]:
+            best[(name, case)] = (rank, i)
+    order = sorted(best, key=lambda k: best[k][1])
+    return dict(zip(order, run.take([best[k][1] for k in order]), strict=True))
 
 
 def flip_details(c: Comparison, limit: int = 200) -> list[FlipDetail]:
@@ -46,12 +68,7 @@ def flip_details(c: Comparison, limit: int = 200) -> list[FlipDetail]:
     wanted = {(f.model, f.case) for _, f in chosen}
     bkey = {bm: (bm if bm == cm else f"{bm} -> {cm}") for bm, cm in c.pairs}
     ckey = {cm: (bm if bm == cm else f"{bm} -> {cm}") for bm, cm in c.pairs}
-    sides: list[dict[tuple[str, str], Row]] = [{}, {}]
-    for side, run, keys in ((0, c.base, bkey), (1, c.cand, ckey)):
-        for row in run.rows:
-            model = keys.get(row.model)
-            if model is not None and (model, row.case) in wanted:
-                _worst(sides[side], (model, row.case), row)
+    sides = [_shown(c.base, bkey, wanted), _shown(c.cand, ckey, wanted)]
     out = []
     for direction, f in chosen:
         b, n = sides[0].get((f.model, f.case)), sides[1].get((f.model, f.case))

@@ -1,14 +1,19 @@
-"""``report.html``: one self-contained page (inline CSS, JS and SVG; nothing fetched).
+"""``report.html``: the page (inline CSS, JS and SVG; nothing fetched from the network).
 
 The page says which model is better (``_verdict``), draws per-model, per-check and per-tag
-tables, and a case table drawn by the inline script from the embedded data of
-``_html_data`` (per-sample detail parsed only when a case is opened, within a byte budget, so a
-200,000-row run stays well under 10 MB).
+tables, and a case table drawn by the inline script from the parts of ``_html_data``. A small
+run's parts sit in the page (one self-contained file); past ``INLINE_BYTES`` every part is a
+script file in a folder beside the page (``report-data-<hash>/cases-0000.js``, ...), which
+the page reads with ``<script src>`` (that works from disk, where ``fetch`` does not) when a
+page of the table, a filter or an opened case needs it: the page's size does not grow with
+the rows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -17,12 +22,35 @@ from harness.report._aggregate import NOT_COUNTED, Summary
 from harness.report._columns import MODEL_COLUMNS
 from harness.report._format import count, interval, pct
 from harness.report._html_assets import CSS, GRAPH_JS, JS
-from harness.report._html_data import DETAIL_BUDGET, LETTER, case_payload
+from harness.report._html_data import (
+    DETAIL_BUDGET,
+    LETTER,
+    PART_BYTES,
+    CaseParts,
+    case_parts,
+)
 from harness.report._load import read_prompts
 from harness.report._metrics import render_metrics_html
 from harness.report._verdict import model_verdicts
 
-__all__ = ["render_html"]
+__all__ = ["DATA_PREFIX", "INLINE_BYTES", "ReportPage", "render_html", "render_report_page"]
+
+INLINE_BYTES = 1_000_000
+"""Case list and detail kept inside report.html at most; past it every part is a side file."""
+DATA_PREFIX = "report-data-"
+"""The side folder's name: this and the first 12 hex digits of its files' SHA-256."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPage:
+    """report.html and the files of its side folder."""
+
+    html: str
+    """The page."""
+    folder: str | None
+    """The side folder's name (beside the page), or None when every part is in the page."""
+    files: dict[str, bytes]
+    """File name (inside ``folder``) -> content."""
 
 
 def _chart(s: Summary) -> str:
@@ -188,9 +216,48 @@ def _verdicts(s: Summary) -> str:
 
 
 def _json_script(element_id: str, data: Any) -> str:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = _in_page(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _in_page(text: str) -> str:
+    """JSON text made safe inside a ``<script>`` element (``<``, ``>``, ``&`` occur only in
+    its strings, where the escapes mean the same)."""
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+_REGISTRY = (
+    "<script>window.planevalReport={C:[],X:[],cases(k,c){this.C[k]=c;},"
+    "detail(k,d){this.X[k]=d;}};</script>"
+)
+"""Where the parts land, in the page or from their side files (before any part's script)."""
+
+
+def _part_scripts(parts: CaseParts) -> list[tuple[str, str]]:
+    """(file name, script) of every part: ``planevalReport.cases(k, [...]);`` and
+    ``planevalReport.detail(k, {...});``."""
+    out = []
+    for kind, texts in (("cases", parts.cases), ("detail", parts.details)):
+        for k, text in enumerate(texts):
+            out.append((f"{kind}-{k:04d}.js", f"planevalReport.{kind}({k},{text.decode()});\n"))
+    return out
+
+
+def _data(parts: CaseParts, inline_bytes: int | None) -> tuple[str, str | None, dict[str, bytes]]:
+    """The page's data scripts, and the side folder's name and files (None, {}: in the page)."""
+    scripts = _part_scripts(parts)
+    size = sum(len(x) for x in parts.cases) + sum(len(x) for x in parts.details)
+    if inline_bytes is None or size <= inline_bytes:
+        index = {**parts.index, "dir": None}
+        inline = "".join(f"<script>{_in_page(script)}</script>" for _, script in scripts)
+        return _json_script("case-index", index) + _REGISTRY + inline, None, {}
+    files = {name: script.encode() for name, script in scripts}
+    digest = hashlib.sha256()
+    for name, content in files.items():
+        digest.update(name.encode() + b"\0" + content)
+    folder = DATA_PREFIX + digest.hexdigest()[:12]
+    index = {**parts.index, "dir": folder}
+    return _json_script("case-index", index) + _REGISTRY, folder, files
 
 
 def _options(pairs: list[tuple[str, str]]) -> str:
@@ -215,15 +282,30 @@ _CONTROLS = (
     '</label><label>order <select id="sort"><option value="worst">worst first</option>'
     '<option value="id">case id</option></select></label>'
     '<span class="pager"><button id="prev">‹ prev</button><button id="next">next ›</button>'
-    '</span><span id="pageinfo" class="meta"></span></div>'
+    '</span><span id="pageinfo" class="meta" aria-live="polite"></span></div>'
 )
 
 
 def render_html(summary: Summary, *, budget: int = DETAIL_BUDGET) -> str:
-    """The report as one self-contained HTML page."""
+    """The report as one self-contained HTML page (every part of the case table inside it,
+    whatever its size; ``write_report`` writes large ones beside the page instead)."""
+    return render_report_page(summary, budget=budget, inline_bytes=None).html
+
+
+def render_report_page(
+    summary: Summary,
+    *,
+    budget: int = DETAIL_BUDGET,
+    inline_bytes: int | None = INLINE_BYTES,
+    part_bytes: int = PART_BYTES,
+) -> ReportPage:
+    """report.html and its side files: the case table's parts (about ``part_bytes`` of case
+    list each) stay in the page up to ``inline_bytes`` in all (None: always), else every part
+    is a side file."""
     s = summary
     run, t = s.run, s.total
-    main, detail = case_payload(s, read_prompts(run.run_dir), budget)
+    parts = case_parts(s, read_prompts(run.run_dir), budget, part_bytes)
+    data, folder, files = _data(parts, inline_bytes)
     warn = "".join(f'<div class="warn">{escape(w)}</div>' for w in run.warnings)
     m = run.manifest
     meta = " · ".join(
@@ -246,13 +328,13 @@ def render_html(summary: Summary, *, budget: int = DETAIL_BUDGET) -> str:
     )
     omitted = (
         "Some samples' detail was left out to keep this file small (see results.jsonl)."
-        if detail["cut"]
+        if parts.index["cut"]
         else ""
     )
     legend = "".join(
         f'<span><span class="chip s-{v}">{v}</span> {k}</span>' for k, v in LETTER.items()
     )
-    return f"""<!doctype html>
+    html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>planeval report: {escape(run.suite)} · {escape(m.run_id)}</title>
@@ -291,9 +373,10 @@ open. {omitted}</p>
 {_CONTROLS}
 <noscript><p class="warn">The case table needs JavaScript;
 results.csv holds the same rows.</p></noscript>
+<p class="warn" id="data-error" role="alert" hidden></p>
 <div class="scroll"><table id="cases"><thead><tr></tr></thead><tbody></tbody></table></div>
-{_json_script("case-data", main)}
-{_json_script("detail-data", detail)}
+{data}
 <script>{GRAPH_JS}{JS}</script>
 </body></html>
 """
+    return ReportPage(html, folder, files)

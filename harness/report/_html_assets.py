@@ -234,14 +234,31 @@ function violationMarks(plan,viol){const bad=new Set(),warn=new Set(),badEdges=n
 
 JS = r"""
 (function(){
-const D=JSON.parse(document.getElementById('case-data').textContent);let DD=null;
-const detailData=()=>{if(!DD)DD=JSON.parse(document.getElementById('detail-data').textContent);return DD;};
+/* The case table. Its data comes in parts of D.per cases (worst first), each a script calling planevalReport.cases(k,[...])
+ (and .detail(k,{...}) for the detail of its cases): in the page, or in files of the folder D.dir beside it, read with
+ <script src> (which works from disk) when a page of the table, a filter or an opened case needs them. */
+const D=JSON.parse(document.getElementById('case-index').textContent);const R=window.planevalReport;
 const NAMES={p:'pass',f:'fail',u:'unparseable',m:'missing',s:'stale',e:'error',_:'no row'};
 const LET={pass:'p',fail:'f',unparseable:'u',missing:'m',stale:'s',error:'e'};
-const PAGE=50;let page=0;let rows=D.cases;const pos=new Map(D.cases.map((c,i)=>[c.id,i]));
+const PAGE=50;let page=0;let rows=null;/* null: every case in the parts' order; else the numbers of the cases shown */
+let pos=null;/* case id -> number, once every part is read */
 const $=id=>document.getElementById(id);const tbody=document.querySelector('#cases tbody');
 const el=(t,a,txt)=>{const e=document.createElement(t);if(a)for(const k in a)e.setAttribute(k,a[k]);if(txt!==undefined)e.textContent=txt;return e;};
-const nat=(a,b)=>a.localeCompare(b,undefined,{numeric:true,sensitivity:'base'});
+const nat=new Intl.Collator(undefined,{numeric:true,sensitivity:'base'}).compare;
+const store={cases:R.C,detail:R.X};const waiting={};
+const partOf=g=>Math.floor(g/D.per);const caseAt=g=>R.C[partOf(g)][g%D.per];
+const fileOf=(kind,k)=>D.dir+'/'+kind+'-'+String(k).padStart(4,'0')+'.js';
+const every=()=>Array.from({length:D.parts},(_,k)=>k);
+function unreadable(kind,k){const box=$('data-error');box.hidden=false;
+ box.textContent='Could not read '+(D.dir?fileOf(kind,k):kind+' part '+k)+': the case table\u2019s data is in the folder '+D.dir+' next to this page; keep the two together (planeval report writes both), or run planeval report again.';}
+function readPart(kind,k,done){const key=kind+k;if(waiting[key]){waiting[key].push(done);return;}waiting[key]=[done];
+ const s=document.createElement('script');s.setAttribute('src',fileOf(kind,k));
+ const end=()=>{const w=waiting[key];delete waiting[key];s.remove();if(store[kind][k])w.forEach(f=>f());else unreadable(kind,k);};
+ s.onload=end;s.onerror=end;document.head.appendChild(s);}
+/* then() once the parts ks of kind are read: at once when they are; progress(done, of) while reading */
+function need(kind,ks,then,progress){const missing=ks.filter(k=>!store[kind][k]);if(!missing.length){then();return;}
+ let left=missing.length;if(progress)progress(0,missing.length);
+ missing.forEach(k=>readPart(kind,k,()=>{left--;if(progress)progress(missing.length-left,missing.length);if(!left)then();}));}
 function chip(l,tag){return el(tag||'span',{class:'chip s-'+l,title:NAMES[l]},l==='_'?'·':l);}
 function cell(str){const td=el('td');if(!str){td.appendChild(el('span',{class:'note'},'–'));return td;}
  let p=0,n=0;for(const c of str){if(c==='p'){p++;n++;}else if(c==='f'||c==='u')n++;}
@@ -252,16 +269,18 @@ D.checks.map((c,i)=>[c,i]).sort((a,b)=>nat(a[0],b[0])).forEach(([c,i])=>$('fchec
 D.tags.map((c,i)=>[c,i]).sort((a,b)=>nat(a[0],b[0])).forEach(([c,i])=>$('ftag').appendChild(el('option',{value:String(i)},c)));
 const modelSel=()=>$('fmodel').value==='all'?null:+$('fmodel').value;
 function shownModels(){const m=modelSel();return m===null?D.models.map((_,i)=>i):[m];}
+function filtering(){return !!$('q').value||['fstatus','fcheck','fmodel','ftag'].some(x=>$(x).value!=='all')||$('sort').value!=='worst';}
 function filtered(){const q=$('q').value.toLowerCase();const st=$('fstatus').value;const ck=$('fcheck').value;const tg=$('ftag').value;
- const ms=shownModels();
- let out=D.cases.filter(c=>{if(q&&!(c.id.toLowerCase().includes(q)||c.tags.map(t=>D.tags[t]).join(' ').toLowerCase().includes(q)))return false;
-  if(tg!=='all'&&!c.tags.includes(+tg))return false;
-  const ss=ms.map(m=>c.s[m]||'');const all=ss.join('');if(!all.replace(/_/g,''))return false;
-  if(ck!=='all'&&!ms.some(m=>(c.x[m]||[]).includes(+ck)))return false;
-  if(st==='all')return true;if(st==='flaky')return ss.some(s=>/p/.test(s)&&/[fu]/.test(s));
-  if(st==='failing')return /[fu]/.test(all);if(st==='allpass')return !/[fumse]/.test(all);
-  return all.includes(LET[st]);});
- if($('sort').value==='id')out=out.slice().sort((a,b)=>nat(a.id,b.id));return out;}
+ const ms=shownModels();const out=[];
+ for(let g=0;g<D.n;g++){const c=caseAt(g);
+  if(q&&!(c.id.toLowerCase().includes(q)||c.tags.map(t=>D.tags[t]).join(' ').toLowerCase().includes(q)))continue;
+  if(tg!=='all'&&!c.tags.includes(+tg))continue;
+  const ss=ms.map(m=>c.s[m]||'');const all=ss.join('');if(!all.replace(/_/g,''))continue;
+  if(ck!=='all'&&!ms.some(m=>(c.x[m]||[]).includes(+ck)))continue;
+  if(st==='flaky'&&!ss.some(s=>/p/.test(s)&&/[fu]/.test(s)))continue;
+  if(st==='failing'&&!/[fu]/.test(all))continue;if(st==='allpass'&&/[fumse]/.test(all))continue;
+  if(st in LET&&!all.includes(LET[st]))continue;out.push(g);}
+ if($('sort').value==='id')out.sort((a,b)=>nat(caseAt(a).id,caseAt(b).id));return out;}
 function setHash(c,m,k){const parts=['case='+encodeURIComponent(c.id)];if(m!==undefined&&m!==null){parts.push('model='+encodeURIComponent(D.models[m]));if(k!==undefined&&k!==null)parts.push('sample='+k);}
  history.replaceState(null,'','#'+parts.join('&'));}
 function text(label,str,open){const d=el('details');if(open)d.open=true;d.appendChild(el('summary',null,label));d.appendChild(el('pre',{class:'text'},str));return d;}
@@ -278,10 +297,10 @@ function argsCell(x,i,viol){const td=el('td');const pre='/tasks/'+i+'/arguments'
   const sp=el('span',{class:cls,'data-arg':k},k+'='+argText(a));if(mine.length)sp.title=mine.map(v=>v.message).join('\n');td.appendChild(sp);});
  vs.filter(v=>v.path===pre).forEach(v=>td.appendChild(el('div',{class:v.severity==='warning'?'warn-arg':'bad-arg'},v.message)));
  return td;}
-function sampleView(ci,m,k){const c=D.cases[ci];const dd=detailData();const letter=c.s[m][k];
+function sampleView(ci,m,k){const c=caseAt(ci);const dd=R.X[partOf(ci)]||{d:[],pr:[]};const at=ci%D.per;const letter=c.s[m][k];
  const v=el('div',{class:'sample-view','data-model':D.models[m],'data-sample':String(k)});
  v.appendChild(el('div',{class:'meta'},'sample '+k+': '+NAMES[letter]));
- const ref=dd.d[ci][m][k];const pr=dd.pr[ci];
+ const ref=dd.d[at]?dd.d[at][m][k]:0;const pr=dd.pr[at]!==undefined?dd.pr[at]:-1;
  if(pr>=0)v.appendChild(text('prompt (rendered template)',dd.t[pr],false));
  if(!ref){v.appendChild(el('div',{class:'note'},letter==='_'?'no row for this sample':'detail left out to keep this file small; see results.jsonl'));return v;}
  const [pk,vk,ak,dk]=ref;
@@ -300,7 +319,7 @@ function sampleView(ci,m,k){const c=D.cases[ci];const dd=detailData();const lett
   const sc=el('div',{class:'scroll'});sc.appendChild(t);v.appendChild(sc);}
  return v;}
 function worst(s){for(const l of 'fuesm'){const i=s.indexOf(l);if(i>=0)return i;}return s.indexOf('p')>=0?s.indexOf('p'):0;}
-function detail(ci,want){const c=D.cases[ci];const box=el('div');
+function detail(ci,want){const c=caseAt(ci);const box=el('div');
  shownModels().forEach(m=>{const s=c.s[m];if(!s)return;const b=el('div',{class:'model-block','data-model':D.models[m]});
   const h=el('h4');h.appendChild(el('code',null,D.models[m]));h.appendChild(document.createTextNode('  '));
   let k0=want&&want.model===m&&want.sample!==null&&want.sample<s.length?want.sample:worst(s);
@@ -309,29 +328,41 @@ function detail(ci,want){const c=D.cases[ci];const box=el('div');
    bt.addEventListener('click',ev=>{ev.stopPropagation();btns.forEach(x=>x.classList.remove('sel'));bt.classList.add('sel');slot.textContent='';slot.appendChild(sampleView(ci,m,k));setHash(c,m,k);});});
   b.appendChild(h);b.appendChild(slot);btns[k0].classList.add('sel');slot.appendChild(sampleView(ci,m,k0));box.appendChild(b);});
  return box;}
-function open(tr,ci,want){const d=el('tr',{class:'detail'});const td=el('td',{colspan:2+shownModels().length});td.appendChild(detail(ci,want));d.appendChild(td);
- tr.after(d);tr.classList.add('open');}
-function render(){tbody.textContent='';const start=page*PAGE;const ms=shownModels();
+function open(tr,ci,want,then){const k=partOf(ci);
+ const go=()=>{if(!tr.isConnected||tr.classList.contains('open'))return;const d=el('tr',{class:'detail'});const td=el('td',{colspan:2+shownModels().length});
+  td.appendChild(detail(ci,want));d.appendChild(td);tr.after(d);tr.classList.add('open');if(then)then(d);};
+ if(k>=D.detail_parts)go();else need('detail',[k],go);}
+let drawing=0;
+function render(){const my=++drawing;const start=page*PAGE;const count=rows?rows.length:D.n;const end=Math.min(count,start+PAGE);
+ const gs=[];for(let i=start;i<end;i++)gs.push(rows?rows[i]:i);
+ need('cases',[...new Set(gs.map(partOf))],()=>{if(my===drawing)draw(start,gs,count);},()=>{$('pageinfo').textContent='reading cases\u2026';});}
+function draw(start,gs,count){tbody.textContent='';const ms=shownModels();
  const hr=document.querySelector('#cases thead tr');hr.textContent='';['case','tags'].forEach(x=>hr.appendChild(el('th',null,x)));
  ms.forEach(m=>{const th=el('th');th.appendChild(el('code',null,D.models[m]));hr.appendChild(th);});
- rows.slice(start,start+PAGE).forEach(c=>{const ci=pos.get(c.id);
+ gs.forEach(ci=>{const c=caseAt(ci);
  const tr=el('tr',{class:'row','data-case':c.id});tr.appendChild(el('td',null,c.id));tr.appendChild(el('td',null,c.tags.map(t=>D.tags[t]).join(', ')));
  ms.forEach(m=>tr.appendChild(cell(c.s[m])));tbody.appendChild(tr);
  tr.addEventListener('click',()=>{const nx=tr.nextSibling;if(nx&&nx.classList&&nx.classList.contains('detail')){nx.remove();tr.classList.remove('open');return;}
   open(tr,ci,null);setHash(c);});});
- const pages=Math.max(1,Math.ceil(rows.length/PAGE));
- $('pageinfo').textContent='cases '+(rows.length?start+1:0)+'–'+Math.min(rows.length,start+PAGE)+' of '+rows.length+' (page '+(page+1)+' of '+pages+')';
+ const pages=Math.max(1,Math.ceil(count/PAGE));
+ $('pageinfo').textContent='cases '+(count?start+1:0)+'–'+Math.min(count,start+PAGE)+' of '+count+' (page '+(page+1)+' of '+pages+')';
  $('prev').disabled=page===0;$('next').disabled=page>=pages-1;}
 $('prev').onclick=()=>{page--;render();};$('next').onclick=()=>{page++;render();};
-const upd=()=>{rows=filtered();page=0;render();};
+let asked=0;/* the latest filter: an earlier one still reading the parts is dropped */
+function upd(){const my=++asked;page=0;if(!filtering()){rows=null;render();return;}
+ need('cases',every(),()=>{if(my!==asked)return;rows=filtered();render();},(n,of)=>{if(my===asked)$('pageinfo').textContent='reading the case list to filter: '+n+' of '+of+' files';});}
 $('q').oninput=upd;['fstatus','fcheck','fmodel','ftag','sort'].forEach(id=>$(id).onchange=upd);
-function fromHash(){const h=location.hash.slice(1);if(!h)return;const p=new URLSearchParams(h);const id=p.get('case');if(id===null||!pos.has(id))return;
- let i=rows.findIndex(c=>c.id===id);if(i<0){['q'].forEach(x=>$(x).value='');['fstatus','fcheck','fmodel','ftag'].forEach(x=>$(x).value='all');rows=filtered();i=rows.findIndex(c=>c.id===id);}
- page=Math.floor(i/PAGE);render();const tr=[...tbody.querySelectorAll('tr.row')].find(r=>r.getAttribute('data-case')===id);if(!tr)return;
- const mi=p.get('model')!==null?D.models.indexOf(p.get('model')):-1;const k=p.get('sample')!==null?parseInt(p.get('sample'),10):null;
- open(tr,pos.get(id),mi>=0?{model:mi,sample:Number.isInteger(k)?k:null}:null);
- const target=mi>=0?tr.nextSibling.querySelector('.model-block[data-model="'+CSS.escape(D.models[mi])+'"]'):tr;(target||tr).scrollIntoView({block:'start'});}
-render();fromHash();window.addEventListener('hashchange',()=>{document.querySelectorAll('tr.detail').forEach(x=>x.remove());fromHash();});
+function find(id,then){/* the case's number: in the parts read already, else after reading them all */
+ if(!pos)for(const k in R.C){const i=R.C[k].findIndex(c=>c.id===id);if(i>=0){then(+k*D.per+i);return;}}
+ need('cases',every(),()=>{if(!pos){pos=new Map();for(let g=0;g<D.n;g++)pos.set(caseAt(g).id,g);}if(pos.has(id))then(pos.get(id));});}
+function fromHash(){const h=location.hash.slice(1);if(!h)return;const p=new URLSearchParams(h);const id=p.get('case');if(id===null)return;
+ find(id,g=>{let i=rows?rows.indexOf(g):g;
+  if(i<0){$('q').value='';['fstatus','fcheck','fmodel','ftag'].forEach(x=>$(x).value='all');rows=filtering()?filtered():null;i=rows?rows.indexOf(g):g;}
+  page=Math.floor(i/PAGE);render();const tr=[...tbody.querySelectorAll('tr.row')].find(r=>r.getAttribute('data-case')===id);if(!tr)return;
+  const mi=p.get('model')!==null?D.models.indexOf(p.get('model')):-1;const k=p.get('sample')!==null?parseInt(p.get('sample'),10):null;
+  open(tr,g,mi>=0?{model:mi,sample:Number.isInteger(k)?k:null}:null,d=>{
+   const target=mi>=0?d.querySelector('.model-block[data-model="'+CSS.escape(D.models[mi])+'"]'):tr;(target||tr).scrollIntoView({block:'start'});});});}
+render();fromHash();window.addEventListener('hashchange',()=>{document.querySelectorAll('tr.detail').forEach(x=>x.remove());document.querySelectorAll('tr.row.open').forEach(x=>x.classList.remove('open'));fromHash();});
 })();
 """
 

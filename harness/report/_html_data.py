@@ -1,41 +1,61 @@
-"""The data embedded in report.html: a small case table, and per-sample detail parsed only
-when a case is first opened.
+"""The case table's data behind report.html, in parts of ``per`` cases each.
 
-``case-data`` (parsed on load): models, checks, tags, and one entry per case: its id, tag
-indices, a status letter per sample per model, and per model the indices of the checks that
-did not pass on some sample (for the check filter).
+The index (``case-index``, in the page): models, checks, tags, the number of cases ``n``, the
+cases per part ``per`` and the number of parts (``parts``; ``detail_parts`` of them have
+detail). Each part of the case list is a JSON array of up to ``per`` cases, worst first: its
+id, tag indices, a status letter per sample per model, and per model the indices of the checks
+that did not pass on some sample (for the check filter). Each part's detail: tables of texts
+(``t``), plans (``p``) and violation lists (``v``), and per case of the part its prompt and,
+per model and sample, a reference ``[plan, violations, answer, detail]`` (indices, -1 for
+none) or 0 when that sample's detail was left out. Detail is added worst first (a failing
+sample of each case x model, then every other sample) until ``DETAIL_BUDGET`` bytes, so
+only the first parts have any.
 
-``detail-data`` (parsed on the first click): shared tables of texts (``t``), plans (``p``)
-and violation lists (``v``), and per case its prompt and, per model and sample, a reference
-``[plan, violations, answer, detail]`` (indices, -1 for none) or 0 when that sample's detail
-was left out. Detail is added worst first (a failing sample of each case x model, then every
-other sample) until ``DETAIL_BUDGET`` bytes, so a 200,000-row run stays well under 10 MB.
+Small runs keep every part inside report.html; larger ones write them beside it (see
+``harness.report._html``), so the page's size does not grow with the rows.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
 from harness.report._aggregate import Summary
 from harness.report._load import LoadedRun
 from harness.report._rows import Row
+from harness.report._scan import RowFile, decode_row
 
-__all__ = ["DETAIL_BUDGET", "LETTER", "case_payload", "natural_key"]
+__all__ = [
+    "DETAIL_BUDGET",
+    "LETTER",
+    "PAGE",
+    "CaseParts",
+    "case_parts",
+    "case_payload",
+    "natural_key",
+]
 
 DETAIL_BUDGET = 5_000_000
-"""Bytes of plans, violations, answers and prompts embedded at most."""
+"""Bytes of plans, violations, answers and prompts written at most (over every part)."""
+PAGE = 50
+"""Cases per page of the table (the page's script shows this many at a time)."""
+PART_BYTES = 256_000
+"""About this many bytes of case list per part (a multiple of ``PAGE`` cases, at least one
+page): a page of the table needs one part, and reading the whole list for a filter reads a
+few hundred files at most at a million cases."""
 
 LETTER = {"pass": "p", "fail": "f", "unparseable": "u", "missing": "m", "stale": "s", "error": "e"}
 _RANK = {"fail": 0, "unparseable": 1, "error": 2, "stale": 3, "missing": 4, "pass": 5}
 _DIGITS = re.compile(r"(\d+)")
+_ENCODE = msgspec.json.Encoder().encode
 
 
 def natural_key(text: str) -> tuple[Any, ...]:
@@ -48,38 +68,65 @@ def natural_key(text: str) -> tuple[Any, ...]:
 
 
 class _Tables:
-    """Deduplicated, budgeted tables of texts, plans and violation lists."""
+    """Deduplicated, budgeted tables of texts, plans and violation lists. Plans and violation
+    lists are held as their JSON text (``msgspec.Raw``: written into the page as they are,
+    never encoded twice); a plan's text is the one results.jsonl holds."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.used = 0
         self.full = False
         self.texts: list[str] = []
-        self.plans: list[Any] = []
-        self.viols: list[Any] = []
-        self._index: dict[tuple[str, str], int] = {}
+        self.plans: list[msgspec.Raw] = []
+        self.viols: list[msgspec.Raw] = []
+        self._index: dict[tuple[str, Any], int] = {}
 
     def add(self, kind: str, value: Any) -> int:
         """Index of ``value`` in its table, adding it if the budget allows (-1 otherwise)."""
         if value is None or value == "" or value == []:
             return -1
-        text = value if kind == "t" else json.dumps(value, separators=(",", ":"))
-        found = self._index.get((kind, text))
+        if kind == "t":
+            key, size = value, len(value)
+        else:
+            key = bytes(value) if isinstance(value, msgspec.Raw) else _ENCODE(value)
+            if key in (b"null", b"[]", b'""'):
+                return -1
+            size = len(key)
+        found = self._index.get((kind, key))
         if found is not None:
             return found
-        if self.used + len(text) > self.budget:
+        if self.used + size > self.budget:
             self.full = True
             return -1
-        table = {"t": self.texts, "p": self.plans, "v": self.viols}[kind]
-        table.append(value)
-        self.used += len(text)
-        self._index[(kind, text)] = len(table) - 1
+        table: list[Any] = self.texts if kind == "t" else self.plans if kind == "p" else self.viols
+        table.append(value if kind == "t" else msgspec.Raw(key))
+        self.used += size
+        self._index[(kind, key)] = len(table) - 1
         return len(table) - 1
 
 
-def _ref(tables: _Tables, row: Row) -> list[int] | int:
+class _Shown(msgspec.Struct):
+    """What a sample's detail shows of its row (the decoder skips the rest of the line)."""
+
+    plan_json: msgspec.Raw = msgspec.field(default=msgspec.Raw(b"null"), name="plan")
+    violations: Any = None
+    answer: Any = None
+    detail: Any = None
+
+
+_SHOWN = msgspec.json.Decoder(_Shown)
+
+
+def _shown(line: bytes) -> _Shown | Row:
+    try:
+        return _SHOWN.decode(line)
+    except msgspec.DecodeError:  # NaN or Infinity inside: the whole row, as the loader reads it
+        return decode_row(line)
+
+
+def _ref(tables: _Tables, row: Row | _Shown) -> list[int] | int:
     ref = [
-        tables.add("p", row.plan),
+        tables.add("p", row.plan_json),
         tables.add("v", row.violations),
         tables.add("t", row.answer),
         tables.add("t", row.detail),
@@ -87,10 +134,82 @@ def _ref(tables: _Tables, row: Row) -> list[int] | int:
     return ref if any(x >= 0 for x in ref) else 0
 
 
+@dataclass(frozen=True, slots=True)
+class CaseParts:
+    """The case table's data: its index and its parts' JSON text."""
+
+    index: dict[str, Any]
+    """models, checks, tags, n (cases), per (cases per part), parts, detail_parts, cut."""
+    cases: list[bytes]
+    """Per part, the JSON array of its cases."""
+    details: list[bytes]
+    """Per part up to ``index["detail_parts"]``, the JSON object of its cases' detail."""
+
+
+def case_parts(
+    s: Summary, prompts: dict[str, str], budget: int = DETAIL_BUDGET, part_bytes: int = PART_BYTES
+) -> CaseParts:
+    """``case_payload`` cut into parts of ``per`` cases (one JSON encoding per part)."""
+    main, detail = case_payload(s, prompts, budget)
+    cases = main.pop("cases")
+    n = len(cases)
+    probe = cases[:200]
+    average = len(_ENCODE(probe)) // len(probe) if probe else 1
+    per = max(PAGE, part_bytes // max(1, average) // PAGE * PAGE)
+    starts = range(0, n, per)
+    with_detail = [
+        any(x >= 0 for x in detail["pr"][a : a + per])
+        or any(_has_ref(c) for c in detail["d"][a : a + per])
+        for a in starts
+    ]
+    detail_parts = max((k + 1 for k, has in enumerate(with_detail) if has), default=0)
+    index = {**main, "n": n, "per": per, "parts": len(starts), "detail_parts": detail_parts}
+    index["cut"] = detail["cut"]
+    return CaseParts(
+        index,
+        [_ENCODE(cases[a : a + per]) for a in starts],
+        [_ENCODE(_detail_part(detail, a, a + per)) for a in starts[:detail_parts]],
+    )
+
+
+def _has_ref(case: list[list[Any]]) -> bool:
+    return any(ref != 0 for cell in case for ref in cell)
+
+
+def _detail_part(detail: dict[str, Any], a: int, b: int) -> dict[str, Any]:
+    """The detail of cases ``a`` to ``b``: their references, into tables of their own."""
+    tables: dict[str, list[Any]] = {"t": [], "p": [], "v": []}
+    numbers: dict[str, dict[int, int]] = {"t": {}, "p": {}, "v": {}}
+
+    def local(kind: str, i: int) -> int:
+        if i < 0:
+            return i
+        found = numbers[kind].get(i)
+        if found is None:
+            found = numbers[kind][i] = len(tables[kind])
+            tables[kind].append(detail[kind][i])
+        return found
+
+    prompts = [local("t", i) for i in detail["pr"][a:b]]
+    refs = [
+        [
+            [
+                r
+                if r == 0
+                else [local("p", r[0]), local("v", r[1]), local("t", r[2]), local("t", r[3])]
+                for r in cell
+            ]
+            for cell in case
+        ]
+        for case in detail["d"][a:b]
+    ]
+    return {**tables, "pr": prompts, "d": refs}
+
+
 def case_payload(
     s: Summary, prompts: dict[str, str], budget: int = DETAIL_BUDGET
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``case-data`` and ``detail-data`` documents of report.html.
+    """The case list and detail of report.html, whole (``case_parts`` cuts them into parts).
 
     Built from the run's columns when every (case, model, sample) is one row with a sample
     of 0 or more (any run planeval writes); else row by row, where a repeated sample
@@ -130,7 +249,7 @@ def _case_payload_by_row(
                 if outcome in ("fail", "warn"):
                     bad_checks[case][m].add(checks.setdefault(check, len(checks)))
     rows = s.run.rows
-    status = [r.status for r in rows]
+    status = [str(x) for x in s.run.frame["status"].tolist()]  # not a second pass over the file
 
     def letters(cell: list[int | None]) -> str:
         return "".join("_" if i is None else LETTER[status[i]] for i in cell)
@@ -369,16 +488,29 @@ class _Grid:
 
 
 class _Ahead:
-    """The rows at the indices ``wanted`` yields, read from the run a batch at a time, for a
-    caller that asks for them in that order (and may stop early)."""
+    """The rows at the indices ``wanted`` yields, read from the run a batch at a time (each
+    batch in file order), for a caller that asks for them in that order (and may stop
+    early)."""
 
-    def __init__(self, run: LoadedRun, wanted: Iterator[int], batch: int = 256) -> None:
+    def __init__(self, run: LoadedRun, wanted: Iterator[int], batch: int = 2048) -> None:
         self._run, self._wanted, self._batch = run, wanted, batch
-        self._rows: deque[Row] = deque()
+        self._rows: deque[Row | _Shown] = deque()
 
-    def next(self) -> Row:
+    def next(self) -> Row | _Shown:
         if not self._rows:
-            self._rows.extend(self._run.take(list(islice(self._wanted, self._batch))))
+            wanted = list(islice(self._wanted, self._batch))
+            order = sorted(range(len(wanted)), key=wanted.__getitem__)
+            indices = [wanted[i] for i in order]
+            found = self._run.rows
+            got = (
+                list(map(_shown, found.lines(indices)))
+                if isinstance(found, RowFile)
+                else self._run.take(indices)
+            )
+            rows: list[Any] = [None] * len(wanted)
+            for at, row in zip(order, got, strict=True):
+                rows[at] = row
+            self._rows.extend(rows)
         return self._rows.popleft()
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shutil
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from harness._atomic import atomic_path, atomic_write_text
 from harness._errors import InfrastructureError
+from harness._redaction import scrub_bytes
 from harness.report._aggregate import Summary, summarize
-from harness.report._html import render_html
+from harness.report._html import DATA_PREFIX, ReportPage, render_report_page
 from harness.report._junit import write_csv, write_junit
 from harness.report._load import LoadedRun, load_run
 from harness.report._markdown import render_summary_md
@@ -40,6 +44,8 @@ class ReportFiles:
     """One line per result row."""
     summary: Summary
     """The aggregates the files were made from."""
+    report_data: Path | None = None
+    """The folder of report.html's case table beside it (None: the table is in the page)."""
 
 
 def write_report(
@@ -62,7 +68,8 @@ def write_report(
             notebook kernel say, is unsafe); otherwise everything runs here.
 
     Raises:
-        OSError: a file could not be written (each file is written whole or not at all).
+        OSError: a file could not be written (each file is written whole or not at all; a
+            large report.html's side folder is complete before the page names it).
     """
     loaded = run if isinstance(run, LoadedRun) else load_run(run)
     folder = out or loaded.run_dir
@@ -73,7 +80,7 @@ def write_report(
     try:
         summary = summarize(loaded)
         _write_summary_md(summary, baseline, summary_md)
-        atomic_write_text(report_html, render_html(summary))
+        report_data = write_report_page(render_report_page(summary), report_html)
         if tables is None:
             _write_tables(loaded, junit_xml, results_csv)
     except BaseException:
@@ -82,7 +89,56 @@ def write_report(
         raise
     if tables is not None:
         tables.wait(reraise=True)
-    return ReportFiles(summary_md, report_html, junit_xml, results_csv, summary)
+    return ReportFiles(summary_md, report_html, junit_xml, results_csv, summary, report_data)
+
+
+def write_report_page(page: ReportPage, path: Path) -> Path | None:
+    """Write report.html at ``path`` and its side folder beside it; return the folder.
+
+    The folder is written under a temporary name and renamed when complete, before the page
+    that names it replaces the old one: a reader sees the old page with its folder or the new
+    one with its own, never a page without its data. Then every other ``report-data-*``
+    folder there (an older report's, or one a crash left half-written) is removed. On an error
+    nothing new is left and the old report stays as it was.
+    """
+    folder = path.parent
+    target = folder / page.folder if page.folder else None
+    if target is not None:
+        _write_folder(target, page.files)
+    try:
+        atomic_write_text(path, page.html)
+    except BaseException:
+        if target is not None:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    for stale in folder.glob(f"*{DATA_PREFIX}*"):
+        if stale.name.lstrip(".").startswith(DATA_PREFIX) and stale != target and stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+    return target
+
+
+def _write_folder(target: Path, files: dict[str, bytes]) -> None:
+    """``files`` into the folder ``target``, whole or not at all (credentials scrubbed)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        tmp.chmod(0o777 & ~_umask())
+        for name, content in files.items():
+            with (tmp / name).open("wb") as fh:
+                fh.write(scrub_bytes(content))
+                fh.flush()
+                os.fsync(fh.fileno())
+        if target.exists():  # the same content written before (the name is its hash)
+            shutil.rmtree(target)
+        os.rename(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _write_summary_md(summary: Summary, baseline: Baseline | None, path: Path) -> None:

@@ -1,6 +1,7 @@
 """Headless Chromium for the page tests, through Playwright (no browser download: the system's
 Chromium). ``page(url)`` yields a page that records console errors, page errors and every
-request; requests to anything but the page's own file are aborted and recorded.
+request; requests to anything but the page's own file and its side folder (``report-data-*``
+beside it) are aborted and recorded.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Watched:
     page: Any
     console_errors: list[str] = field(default_factory=list)
     outside_requests: list[str] = field(default_factory=list)
+    side_files: list[str] = field(default_factory=list)
+    """The report's side files it read (``report-data-*/name``), in order."""
 
 
 @contextmanager
@@ -82,8 +85,13 @@ def page(url: str, width: int = 1300, height: int = 900, browser: Any = None) ->
         pg.on("console", lambda m: w.console_errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: w.console_errors.append(str(e)))
 
+        side = own.rsplit("/", 1)[0] + "/report-data-"
+
         def route(r: Any) -> None:
             if r.request.url.split("#")[0] == own:
+                r.continue_()
+            elif r.request.url.startswith(side):
+                w.side_files.append("report-data-" + r.request.url[len(side) :])
                 r.continue_()
             else:
                 w.outside_requests.append(r.request.url)

@@ -88,11 +88,11 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     assert not re.search(r"\b(src|href)\s*=", html)
     assert "@import" not in html and "url(http" not in html
     assert 'id="pass-chart"' in html and "is torn" in html
-    data = re.search(r'<script type="application/json" id="case-data">(.*?)</script>', html, re.S)
-    assert data is not None
-    payload = json.loads(data.group(1))
-    assert payload["models"] == ["a", "b"]
-    assert payload["cases"][0]["s"] == ["pf", "um"]
+    index = re.search(r'<script type="application/json" id="case-index">(.*?)</script>', html)
+    assert index is not None
+    assert json.loads(index.group(1))["models"] == ["a", "b"]
+    cases = re.search(r"<script>planevalReport\.cases\(0,(.*?)\);\n</script>", html, re.S)
+    assert cases is not None and json.loads(cases.group(1))[0]["s"] == ["pf", "um"]
 
 
 def test_html_escapes_names(tmp_path: Path) -> None:
