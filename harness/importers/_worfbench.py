@@ -125,7 +125,7 @@ def import_worfbench(
             staged.add(f"evals/registries/{name}.yaml", _registry_text(capabilities, kind, path))
         doc, header = _suite_doc(name, domain, path, chosen, len(items), bool(capabilities), kind)
         cases = (_case_doc(i, ["worfbench", domain]) for i in chosen)
-        stage_suite(staged, name, doc, cases, header, count=len(chosen))
+        stage_suite(staged, name, doc, cases, header)
         files = staged.commit()
     return ImportResult(
         suite=name,
