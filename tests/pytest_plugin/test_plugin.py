@@ -287,16 +287,22 @@ class TestCost:
         self, pytester: pytest.Pytester, project: Path
     ) -> None:
         """With --planeval, what collection built is frozen (``gc.freeze``) while the items
-        run, and given back to the collector when the session ends; without it, nothing is."""
+        run and still while pytest unconfigures (its end-of-session full collections skip
+        it), and given back to the collector before ``pytest.main`` returns; without it,
+        nothing is."""
         import gc
 
         pytester.makeconftest(
             """
             import gc
             FROZEN = []
+            AT_UNCONFIGURE = []
 
             def pytest_runtest_setup(item):
                 FROZEN.append(gc.get_freeze_count())
+
+            def pytest_unconfigure(config):
+                AT_UNCONFIGURE.append(gc.get_freeze_count())
             """
         )
         pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
@@ -313,6 +319,7 @@ class TestCost:
         result.assert_outcomes(passed=2, failed=2, errors=2)
         frozen = conftests[0].FROZEN  # type: ignore[attr-defined]
         assert len(frozen) == 6 and min(frozen) > 1000  # every item ran with the session frozen
+        assert conftests[0].AT_UNCONFIGURE[0] > 1000  # type: ignore[attr-defined]
         assert gc.get_freeze_count() == 0  # given back at the end
 
         conftests.clear()
