@@ -183,6 +183,7 @@ class SuiteItem(pytest.Item):
                 record_mode=config.getoption("planeval_record_mode"),
                 fixtures=Path(fixtures) if fixtures else None,
                 metrics=False,  # an item passes or fails on the checks; no score is shown
+                keep_plan=False,  # nor is the parsed plan
             )
         except InputError as exc:  # live mode without an SDK, key or command
             self.user_properties.append(("planeval_status", "error"))

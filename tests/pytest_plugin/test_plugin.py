@@ -283,6 +283,25 @@ class TestCost:
         result.assert_outcomes(passed=19, failed=1)  # c19's answer is prose
         assert scored == []
 
+    def test_items_are_judged_without_keeping_the_plan(
+        self, pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """No item shows its parsed plan, so none is turned into the row's ``plan`` dict (what
+        ``planeval run`` writes into results.jsonl): the outcomes are the same without it."""
+        from harness.plan import Plan
+
+        dumped: list[object] = []
+        real = Plan.to_dict
+
+        def counting(plan: Plan) -> dict[str, object]:
+            dumped.append(plan)
+            return real(plan)
+
+        monkeypatch.setattr(Plan, "to_dict", counting)
+        result = _run(pytester, "--planeval", "evals/")
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        assert dumped == []
+
     def test_collected_items_are_kept_out_of_gc_scans_during_the_session(
         self, pytester: pytest.Pytester, project: Path
     ) -> None:
