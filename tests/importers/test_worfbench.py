@@ -101,8 +101,8 @@ class TestImport:
             ],
         )
         import_worfbench(path, root=tmp_path, suite="flights")
-        assert _suite(tmp_path, "flights")["registry"] == "registries/flights.yaml"
-        registry = yaml.safe_load((tmp_path / "evals/registries/flights.yaml").read_text())
+        assert _suite(tmp_path, "flights")["registry"] == "registries/flights.json"
+        registry = json.loads((tmp_path / "evals/registries/flights.json").read_text())
         names = [c["name"] for c in registry["capabilities"]]
         assert names == ["search_flights", "book_flight", "hotel_search"]
 
@@ -110,7 +110,7 @@ class TestImport:
         """intercodesql: each table is a capability, its fields in the description."""
         path = _file(tmp_path, [worfbench_item("sql_1", "Count the cities.", TABLES, GOLD)])
         import_worfbench(path, root=tmp_path, suite="sql")
-        registry = yaml.safe_load((tmp_path / "evals/registries/sql.yaml").read_text())
+        registry = json.loads((tmp_path / "evals/registries/sql.json").read_text())
         assert [c["name"] for c in registry["capabilities"]] == ["city", "country"]
         assert "ID, Name" in registry["capabilities"][0]["description"]
 
@@ -236,6 +236,34 @@ class TestBadInput:
 
 
 class TestAllOrNothing:
+    def test_a_failed_reimport_puts_the_old_yaml_registry_back(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The YAML registry an earlier import wrote is removed only with a commit that lands:
+        a failure on the last move puts it back with every other file as it was."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+        import_worfbench(path, root=tmp_path, suite="s")
+        old = tmp_path / "evals" / "registries" / "s.yaml"
+        old.write_text("capabilities: [search_flights]\n", encoding="utf-8")
+        before = {p: (tmp_path / p).read_bytes() for p in files_under(tmp_path)}
+        real_replace = os.replace
+
+        moves: list[Path] = []
+        failed: list[Any] = []
+
+        def fail_on_the_suite(src: Any, dst: Any) -> None:
+            moves.append(Path(src))
+            if Path(dst) == tmp_path / "evals" / "s.yaml" and len(failed) == 0:
+                failed.append(src)  # the new suite's move into place fails, once
+                raise OSError(5, "Input/output error")
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", fail_on_the_suite)
+        with pytest.raises(OSError, match="Input/output"):
+            import_worfbench(path, root=tmp_path, suite="s")
+        assert old in moves  # it had been moved aside
+        assert {p: (tmp_path / p).read_bytes() for p in files_under(tmp_path)} == before
+
     def test_failure_while_moving_leaves_no_new_files(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -379,9 +407,10 @@ class TestCasesFile:
         assert suite.cases[-1].reference == GOLD
 
     def test_reimport_over_a_suite_with_inline_cases(self, tmp_path: Path) -> None:
-        """A suite imported before cases files (its cases inline in the YAML) still runs; a
-        re-import replaces it with one naming a cases file, with the same cases and the same
-        rows, and leaves no other file behind."""
+        """A suite imported before cases files and JSON registries (its cases inline in the
+        YAML, its registry YAML) still runs; a re-import replaces it with one naming a cases
+        file and a JSON registry, with the same cases and the same rows, and leaves no other
+        file behind (the YAML registry is removed)."""
         from harness.run import run_suite
         from harness.suite import load_suite
 
@@ -392,16 +421,23 @@ class TestCasesFile:
         old = yaml.safe_load(suite_file.read_text(encoding="utf-8"))
         old["cases"] = imported_cases(tmp_path, "s")  # the YAML an earlier import wrote
         del old["cases_file"]
+        old["registry"] = "registries/s.yaml"
         suite_file.write_text(yaml.safe_dump(old, sort_keys=False), encoding="utf-8")
         (tmp_path / "evals" / "s.cases.jsonl").unlink()
+        json_registry = tmp_path / "evals" / "registries" / "s.json"
+        tools = json.loads(json_registry.read_text(encoding="utf-8"))
+        (tmp_path / "evals" / "registries" / "s.yaml").write_text(yaml.safe_dump(tools))
+        json_registry.unlink()
         inline = load_suite(suite_file)
         assert isinstance(inline.cases, tuple)
         inline_rows = run_suite(inline, keep_rows=True).rows
         before_files = files_under(tmp_path)
 
         import_worfbench(path, root=tmp_path, suite="s")
-        assert files_under(tmp_path) == before_files | {Path("evals/s.cases.jsonl")}
+        new_files = {Path("evals/s.cases.jsonl"), Path("evals/registries/s.json")}
+        assert files_under(tmp_path) == before_files - {Path("evals/registries/s.yaml")} | new_files
         assert "cases" not in _suite(tmp_path, "s")
+        assert _suite(tmp_path, "s")["registry"] == "registries/s.json"
         again = load_suite(suite_file)
 
         def seen(case: Any) -> tuple[Any, ...]:  # a case's tools name where they were read
