@@ -108,10 +108,10 @@ class StagedFiles:
             for rel in self._removed:  # first, so that any failure after puts them back
                 target = self.root.joinpath(*rel.parts)
                 if target.is_file() or target.is_symlink():
-                    backup = old.joinpath(*rel.parts)
-                    backup.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(target, backup)
-                    moved.append((target, backup))
+                    aside = old.joinpath(*rel.parts)
+                    aside.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(target, aside)
+                    moved.append((target, aside))
             for rel in self._units():
                 target = self.root.joinpath(*rel.parts)
                 created_dirs += _make_dirs(target.parent)
