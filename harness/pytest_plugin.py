@@ -120,7 +120,7 @@ class SuiteFile(pytest.File):
     def collect(self) -> Iterator[SuiteItem]:
         from harness.suite import load_suite
 
-        suite = load_suite(self.path)
+        suite = load_suite(self.path, keep_cases=True)  # every case becomes an item anyway
         for case in suite.cases:
             for model in suite.models:
                 for sample in range(suite.samples):
