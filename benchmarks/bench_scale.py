@@ -13,8 +13,8 @@ shape), then times each step as the user runs it, one whole process each
 and prints each step's time per case and the growth of peak memory per case between sizes.
 The verdict for ``run`` (at most 2 KiB per case) is paired: ``run`` of the smallest size and of
 each larger one as separate processes, alternating, ``--pairs`` times; the growth per case of
-each pair, their median and spread (min-max). Past 1,000 cases the import writes the cases to
-``evals/scale.cases.jsonl`` (docs/suites.md), so no size limit stands in the way.
+each pair, their median and spread (min-max). The import writes the cases to
+``evals/scale.cases.jsonl`` (docs/suites.md) at every size, so no size limit stands in the way.
 
 Run: ``python benchmarks/bench_scale.py [--sizes 1000,10000,100000] [--pairs 3]
 [--skip report,gate] [--as-is]``.

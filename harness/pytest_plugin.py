@@ -64,21 +64,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("planeval", default=False):
         config.pluginmanager.register(PassRates(), "planeval-pass-rates")
-        config.pluginmanager.register(FrozenCollection(), "planeval-frozen-collection")
+        config.pluginmanager.register(FrozenCollection(config), "planeval-frozen-collection")
 
 
 class FrozenCollection:
     """Keeps what collection built out of the cyclic garbage collector's scans until the
-    session ends.
+    session's last cleanup.
 
     The suites, their cases and one item per case x model x sample live for the whole session;
     every full collection during the run would walk them all again (measured: about 18% of the
     plugin's CPU on the 1,192 WorfBench items). ``gc.freeze`` after one collection moves the
-    survivors to the permanent generation; ``gc.unfreeze`` at the end gives them back.
+    survivors to the permanent generation. They are given back (``gc.unfreeze``) by a cleanup
+    registered at configure time, before pytest's own: pytest's cleanups run last-in first-out,
+    so its two full collections at the end of the session (``unraisableexception``) still skip
+    them, and nothing stays frozen once ``pytest.main`` returns.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, config: pytest.Config) -> None:
         self.frozen = False
+        config.add_cleanup(self.unfreeze)
 
     def pytest_collection_finish(self) -> None:
         from harness._gc import freeze_survivors
@@ -86,7 +90,7 @@ class FrozenCollection:
         freeze_survivors()
         self.frozen = True
 
-    def pytest_sessionfinish(self) -> None:
+    def unfreeze(self) -> None:
         if self.frozen:
             gc.unfreeze()
             self.frozen = False
@@ -116,7 +120,7 @@ class SuiteFile(pytest.File):
     def collect(self) -> Iterator[SuiteItem]:
         from harness.suite import load_suite
 
-        suite = load_suite(self.path)
+        suite = load_suite(self.path, keep_cases=True)  # every case becomes an item anyway
         for case in suite.cases:
             for model in suite.models:
                 for sample in range(suite.samples):
@@ -179,6 +183,7 @@ class SuiteItem(pytest.Item):
                 record_mode=config.getoption("planeval_record_mode"),
                 fixtures=Path(fixtures) if fixtures else None,
                 metrics=False,  # an item passes or fails on the checks; no score is shown
+                keep_plan=False,  # nor is the parsed plan
             )
         except InputError as exc:  # live mode without an SDK, key or command
             self.user_properties.append(("planeval_status", "error"))

@@ -36,6 +36,7 @@ class StagedFiles:
         self.root = root
         self._files: dict[PurePosixPath, None] = {}
         self._trees: list[PurePosixPath] = []
+        self._removed: list[PurePosixPath] = []
         self._staging: Path | None = None
         self._created_dirs: list[Path] = []
 
@@ -71,6 +72,12 @@ class StagedFiles:
         """Replace the folder ``root/relpath`` as a whole with the staged files under it."""
         self._trees.append(PurePosixPath(relpath))
 
+    def remove(self, relpath: str) -> None:
+        """Remove ``root/relpath``, if it is there, when the staged files are committed (a
+        file an earlier import wrote under a name this one no longer uses); it is put back if
+        the commit fails."""
+        self._removed.append(PurePosixPath(relpath))
+
     @property
     def paths(self) -> list[Path]:
         """Where the staged files will land, in the order they were added."""
@@ -98,6 +105,13 @@ class StagedFiles:
         moved: list[tuple[Path, Path | None]] = []  # (target, backup or None)
         try:
             new, old = staging / "new", staging / "old"
+            for rel in self._removed:  # first, so that any failure after puts them back
+                target = self.root.joinpath(*rel.parts)
+                if target.is_file() or target.is_symlink():
+                    aside = old.joinpath(*rel.parts)
+                    aside.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(target, aside)
+                    moved.append((target, aside))
             for rel in self._units():
                 target = self.root.joinpath(*rel.parts)
                 created_dirs += _make_dirs(target.parent)

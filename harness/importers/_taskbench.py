@@ -121,7 +121,7 @@ def import_taskbench(
             }
             for r in chosen
         )
-        stage_suite(staged, name, doc, cases, header, count=len(chosen))
+        stage_suite(staged, name, doc, cases, header)
         files = staged.commit()
     return ImportResult(
         suite=name,

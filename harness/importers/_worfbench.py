@@ -23,6 +23,7 @@ suite registry is the union of the items' lists:
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -34,7 +35,6 @@ from harness._json import loads
 from harness.importers._common import (
     ImportResult,
     check_name,
-    dump_yaml,
     read_data_text,
     stage_gold_answers,
     stage_suite,
@@ -122,10 +122,11 @@ def import_worfbench(
         staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, name))
         staged.add(f"evals/prompts/{name}.md", template)
         if capabilities:
-            staged.add(f"evals/registries/{name}.yaml", _registry_text(capabilities, kind, path))
+            staged.add(f"evals/registries/{name}.json", _registry_text(capabilities))
+            staged.remove(f"evals/registries/{name}.yaml")  # what imports wrote before
         doc, header = _suite_doc(name, domain, path, chosen, len(items), bool(capabilities), kind)
         cases = (_case_doc(i, ["worfbench", domain]) for i in chosen)
-        stage_suite(staged, name, doc, cases, header, count=len(chosen))
+        stage_suite(staged, name, doc, cases, header)
         files = staged.commit()
     return ImportResult(
         suite=name,
@@ -277,14 +278,11 @@ def _outputs(tool: dict[str, Any]) -> list[str]:
     return [str(k) for k in responses] if isinstance(responses, dict) else []
 
 
-def _registry_text(caps: dict[str, dict[str, Any]], kind: str, path: Path) -> str:
-    what = "database tables" if kind == "tables" else "tools"
-    header = (
-        f"# The {what} offered by the items of {path.name}, merged into one registry.\n"
-        f"# Imported from {WORFBENCH_ATTRIBUTION}.\n"
-    )
-    body = {"capabilities": list(caps.values())}
-    return header + dump_yaml(body)
+def _registry_text(caps: dict[str, dict[str, Any]]) -> str:
+    """The suite's registry as JSON (read with ``json.loads``; YAML's constructor took about
+    0.18 s of CPU for the four WorfBench registries). The attribution is in the suite's
+    description and the LICENSE note beside the recordings."""
+    return json.dumps({"capabilities": list(caps.values())}, indent=2, ensure_ascii=False) + "\n"
 
 
 def _suite_doc(
@@ -310,7 +308,7 @@ def _suite_doc(
         "prompt": f"prompts/{name}.md",
     }
     if has_registry:
-        doc["registry"] = f"registries/{name}.yaml"
+        doc["registry"] = f"registries/{name}.json"
     doc["plan_format"] = "worfbench"
     doc["samples"] = 1
     doc["models"] = [{"id": GOLD_MODEL, "provider": "dataset", "model": GOLD_MODEL}]

@@ -93,11 +93,13 @@ def evaluate_one(
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
     metrics: bool = True,
+    keep_plan: bool = True,
 ) -> ResultRow:
     """Replay (or, per ``record_mode``, record) one sample and check its plan.
 
-    ``metrics=False`` leaves the researcher metrics (scores against the gold) out of the row:
-    a caller that judges only the checks (``pytest --planeval``) does not pay for them.
+    ``metrics=False`` leaves the researcher metrics (scores against the gold) out of the row,
+    and ``keep_plan=False`` the parsed plan (``row.plan``): a caller that judges only the
+    checks (``pytest --planeval``) does not pay for them.
 
     Never raises for a planner or plan problem: those are the row's status (``unparseable``,
     ``missing``, ``stale``, ``error``).
@@ -116,6 +118,7 @@ def evaluate_one(
             retry=retry,
             env=env,
             metrics=metrics,
+            keep_plan=keep_plan,
         )
     finally:
         close_thread_clients()
@@ -146,6 +149,7 @@ def prepare_one(
     env: Mapping[str, str] | None = None,
     live: LiveControls | None = None,
     metrics: bool = True,
+    keep_plan: bool = True,
 ) -> Pending:
     """``evaluate_one`` in steps: obtain the answer now; write and check it later.
 
@@ -158,7 +162,9 @@ def prepare_one(
     obtained = _obtain(suite, case, model, sample, mode, paths, retry, env, live)
     return Pending(
         write=obtained.commit,
-        check=lambda: _grade(suite, case, model, sample, obtained, metrics=metrics),
+        check=lambda: _grade(
+            suite, case, model, sample, obtained, metrics=metrics, keep_plan=keep_plan
+        ),
     )
 
 
@@ -417,30 +423,35 @@ def _grade(
     got: _Obtained,
     *,
     metrics: bool = True,
+    keep_plan: bool = True,
 ) -> ResultRow:
-    row = ResultRow(
-        suite=suite.name,
-        case=case.id,
-        model=model.id,
-        sample=sample,
-        status=got.status or "error",
-        tags=list(case.tags),
-        detail=got.detail,
-        recording=_relative(suite, got.recording) if got.recording else None,
-        latency_ms=got.answer.latency_ms if got.answer else None,
-        tokens=got.answer.tokens if got.answer else None,
-        answer=got.answer.text[:ANSWER_LIMIT] if got.answer else None,
-    )
+    def row(**graded: Any) -> ResultRow:
+        """The row, built once: what grading found on top of what was obtained."""
+        answer = got.answer
+        found = {"status": got.status or "error", "detail": got.detail, **graded}
+        return ResultRow(
+            suite=suite.name,
+            case=case.id,
+            model=model.id,
+            sample=sample,
+            tags=list(case.tags),
+            recording=_relative(suite, got.recording) if got.recording else None,
+            latency_ms=answer.latency_ms if answer else None,
+            tokens=answer.tokens if answer else None,
+            answer=answer.text[:ANSWER_LIMIT] if answer else None,
+            **found,
+        )
+
     if got.status is not None or got.answer is None:
         if not metrics:
-            return row
+            return row()
         from harness.run._metrics import metric_columns, unpredicted_gold, unpredicted_gold_columns
 
         if got.status == "unparseable":  # an answer without text: scored as one
-            row = replace(row, **metric_columns(suite, case, ""))
-        elif got.status == "missing" and unpredicted_gold(model, case):
-            row = replace(row, **unpredicted_gold_columns(suite, case))
-        return row
+            return row(**metric_columns(suite, case, ""))
+        if got.status == "missing" and unpredicted_gold(model, case):
+            return row(**unpredicted_gold_columns(suite, case))
+        return row()
     from harness.checks import check_plan
     from harness.plan import load_plan
 
@@ -451,20 +462,24 @@ def _grade(
         scores = metric_columns(suite, case, got.answer.text)
     fmt = _LOAD_FORMAT.get(suite.plan_format, suite.plan_format)
     try:
-        plan = load_plan(got.answer.text, format=fmt, source=row.recording or "<answer>")
+        plan = load_plan(got.answer.text, format=fmt, source=_where(suite, got))
     except PlanLoadError as exc:
-        return replace(row, status="unparseable", detail=exc.one_line(), **scores)
+        return row(status="unparseable", detail=exc.one_line(), **scores)
     registry = suite.registry_for(case)
     report = check_plan(plan, registry=registry, expect=suite.expectations_for(case))
-    return replace(
-        row,
+    return row(
         **scores,
         status="pass" if report.ok else "fail",
         checks=dict(report.outcomes),
         violations=[v.to_dict() for v in report.violations],
         task_count=report.task_count,
-        plan=plan.to_dict(),
+        plan=plan.to_dict() if keep_plan else None,
     )
+
+
+def _where(suite: Suite, got: _Obtained) -> str:
+    """The name a plan's parse errors give it: its recording, or ``<answer>``."""
+    return _relative(suite, got.recording) if got.recording else "<answer>"
 
 
 def _relative(suite: Suite, path: Path) -> str:

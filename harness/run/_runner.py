@@ -25,12 +25,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import __version__
 from harness._atomic import atomic_path, atomic_write_text
 from harness._errors import InputError, SuiteError
 from harness._redaction import scrub
-from harness.batch import BatchFailure
 from harness.cost import Price, model_prices, price_table
 from harness.providers import CommandProvider, RetryPolicy, close_thread_clients, http_provider
 from harness.recording import sample_paths
@@ -50,6 +50,9 @@ from harness.run._stop import StopRequest
 from harness.run._summary import count_statuses
 from harness.run._tally import RunTally
 from harness.suite import Case, ModelSpec, StreamedCases, Suite
+
+if TYPE_CHECKING:
+    from harness.batch import BatchFailure
 
 __all__ = ["RunInterrupted", "RunResult", "live_record_mode", "run_suite"]
 

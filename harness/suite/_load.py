@@ -50,13 +50,19 @@ def find_root(suite_path: Path) -> Path:
     return folder.parent
 
 
-def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
+def load_suite(
+    path: Path | str, *, max_bytes: int | None = None, keep_cases: bool = False
+) -> Suite:
     """Load and validate an eval suite.
 
     Args:
         path: the suite file (``evals/<suite>.yaml``).
         max_bytes: suite, prompt and registry files larger than this are refused (default:
             the limit in force, see ``harness._yaml.max_bytes_in_force``).
+        keep_cases: keep the cases of a cases file as the load read them (a tuple), for a
+            caller that holds every case anyway (``pytest --planeval`` makes an item of each);
+            by default they are read again from the file each time they are iterated, so that
+            a run's memory does not grow with them.
 
     Raises:
         SuiteError: the file is missing, is not YAML, breaks the schema, repeats an id, or
@@ -77,11 +83,11 @@ def load_suite(path: Path | str, *, max_bytes: int | None = None) -> Suite:
     if "cases_file" in data:
         cases_path = base / data["cases_file"]
         raw_cases = read_cases_file(cases_path, max_bytes=max_bytes)
-        if is_regular_file(cases_path):  # checked whole now, read again case by case later
+        if is_regular_file(cases_path) and not keep_cases:  # checked now, read again later
             count = sum(1 for _ in _cases(raw_cases, base, str(cases_path)))
             convert = functools.partial(_case, base=base, source=str(cases_path))
             cases = StreamedCases(cases_path, count, convert, max_bytes=max_bytes)
-        else:  # a pipe is read once
+        else:  # kept, or a pipe (read once)
             cases = tuple(_cases(raw_cases, base, str(cases_path)))
     else:
         inline = ((f"/cases/{i}", case) for i, case in enumerate(data["cases"]))

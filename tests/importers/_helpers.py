@@ -33,6 +33,17 @@ def write_json(path: Path, data: Any) -> Path:
     return path
 
 
+def imported_cases(root: Path, suite: str) -> list[dict[str, Any]]:
+    """The cases of an imported suite, from the JSON Lines file its ``cases_file`` names
+    (an imported suite never lists them inline)."""
+    import yaml
+
+    doc = yaml.safe_load((root / "evals" / f"{suite}.yaml").read_text(encoding="utf-8"))
+    assert "cases" not in doc
+    lines = (root / "evals" / doc["cases_file"]).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
 def files_under(folder: Path) -> set[Path]:
     """Every file under ``folder`` (relative paths)."""
     return {p.relative_to(folder) for p in folder.rglob("*") if p.is_file()}

@@ -14,7 +14,7 @@ from harness.recording import ResponseFile, prompt_hash
 from harness.run import run_suite
 from harness.suite import load_suite
 
-from ._helpers import files_under
+from ._helpers import files_under, imported_cases
 
 # Hand-written TaskBench-format data (provenance: handwritten), one resource and one temporal
 # domain, shaped like TaskBench's data.json and tool_desc.json.
@@ -78,11 +78,9 @@ class TestImport:
         result = import_taskbench(data, tools=tools, root=tmp_path / "p")
         suite = _suite(tmp_path / "p", "taskbench-demo")
         assert result.suite == "taskbench-demo" and result.cases == ("1", "2")
-        assert [c["goal"] for c in suite["cases"]] == [
-            "Draw a cat, then describe it.",
-            "Draw a dog.",
-        ]
-        assert suite["cases"][0]["tags"] == ["taskbench", "demo", "chain"]
+        cases = imported_cases(tmp_path / "p", "taskbench-demo")
+        assert [c["goal"] for c in cases] == ["Draw a cat, then describe it.", "Draw a dog."]
+        assert cases[0]["tags"] == ["taskbench", "demo", "chain"]
         assert suite["plan_format"] == "taskbench"
         assert suite["models"] == [{"id": "gold", "provider": "dataset", "model": "gold"}]
         assert result.model == "gold"
@@ -151,7 +149,7 @@ class TestImport:
             encoding="utf-8",
         )
         import_taskbench(data, tools=tools, root=tmp_path, suite="tb", requests=requests)
-        goals = [c["goal"] for c in _suite(tmp_path, "tb")["cases"]]
+        goals = [c["goal"] for c in imported_cases(tmp_path, "tb")]
         assert goals == ["From the requests file.", "Own goal."]
 
     def test_limit_keeps_the_first_records(self, tmp_path: Path) -> None:
@@ -159,7 +157,7 @@ class TestImport:
         data, tools = _write(tmp_path, [_record(str(i)) for i in range(5)])
         result = import_taskbench(data, tools=tools, root=tmp_path, suite="tb", limit=2)
         suite = _suite(tmp_path, "tb")
-        assert [c["id"] for c in suite["cases"]] == ["0", "1"]
+        assert [c["id"] for c in imported_cases(tmp_path, "tb")] == ["0", "1"]
         assert result.skipped == 3
         assert "the first 2 of 5" in suite["description"]
 

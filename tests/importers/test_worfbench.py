@@ -13,7 +13,7 @@ import yaml
 from harness.importers import GOLD_MODEL, import_worfbench
 from harness.recording import ResponseFile, prompt_hash
 
-from ._helpers import GOLD, files_under, worfbench_item, write_json
+from ._helpers import GOLD, files_under, imported_cases, worfbench_item, write_json
 
 TOOLS = (
     "api_list:[{'name': 'search_flights', 'description': 'Find flights'}, "
@@ -60,7 +60,7 @@ class TestImport:
         result = import_worfbench(path, root=tmp_path / "proj")
         suite = _suite(tmp_path / "proj", "worfbench-demo")
         assert result.cases == ("demo_1", "demo_2")
-        assert [c["goal"] for c in suite["cases"]] == [
+        assert [c["goal"] for c in imported_cases(tmp_path / "proj", "worfbench-demo")] == [
             "Fly to Oslo on Friday.",
             "Fly back on Sunday.",
         ]
@@ -101,8 +101,8 @@ class TestImport:
             ],
         )
         import_worfbench(path, root=tmp_path, suite="flights")
-        assert _suite(tmp_path, "flights")["registry"] == "registries/flights.yaml"
-        registry = yaml.safe_load((tmp_path / "evals/registries/flights.yaml").read_text())
+        assert _suite(tmp_path, "flights")["registry"] == "registries/flights.json"
+        registry = json.loads((tmp_path / "evals/registries/flights.json").read_text())
         names = [c["name"] for c in registry["capabilities"]]
         assert names == ["search_flights", "book_flight", "hotel_search"]
 
@@ -110,7 +110,7 @@ class TestImport:
         """intercodesql: each table is a capability, its fields in the description."""
         path = _file(tmp_path, [worfbench_item("sql_1", "Count the cities.", TABLES, GOLD)])
         import_worfbench(path, root=tmp_path, suite="sql")
-        registry = yaml.safe_load((tmp_path / "evals/registries/sql.yaml").read_text())
+        registry = json.loads((tmp_path / "evals/registries/sql.json").read_text())
         assert [c["name"] for c in registry["capabilities"]] == ["city", "country"]
         assert "ID, Name" in registry["capabilities"][0]["description"]
 
@@ -138,7 +138,7 @@ class TestImport:
         items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(5)]
         result = import_worfbench(_file(tmp_path, items), root=tmp_path, suite="s", limit=2)
         suite = _suite(tmp_path, "s")
-        assert [c["id"] for c in suite["cases"]] == ["demo_0", "demo_1"]
+        assert [c["id"] for c in imported_cases(tmp_path, "s")] == ["demo_0", "demo_1"]
         assert result.skipped == 3
         assert "first 2 of 5" in suite["description"]
         assert sorted(p.name for p in (tmp_path / "plan_fixtures/s/worfbench-gold").iterdir()) == [
@@ -177,7 +177,7 @@ class TestImport:
             ],
         }
         import_worfbench(_file(tmp_path, [item]), root=tmp_path, suite="g")
-        assert _suite(tmp_path, "g")["cases"][0]["goal"] == "Plan a picnic."
+        assert imported_cases(tmp_path, "g")[0]["goal"] == "Plan a picnic."
 
 
 def _bad(tmp_path: Path, data: Any) -> Path:
@@ -236,6 +236,34 @@ class TestBadInput:
 
 
 class TestAllOrNothing:
+    def test_a_failed_reimport_puts_the_old_yaml_registry_back(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The YAML registry an earlier import wrote is removed only with a commit that lands:
+        a failure on the last move puts it back with every other file as it was."""
+        path = _file(tmp_path, [worfbench_item("demo_1", "Fly.", TOOLS, GOLD)])
+        import_worfbench(path, root=tmp_path, suite="s")
+        old = tmp_path / "evals" / "registries" / "s.yaml"
+        old.write_text("capabilities: [search_flights]\n", encoding="utf-8")
+        before = {p: (tmp_path / p).read_bytes() for p in files_under(tmp_path)}
+        real_replace = os.replace
+
+        moves: list[Path] = []
+        failed: list[Any] = []
+
+        def fail_on_the_suite(src: Any, dst: Any) -> None:
+            moves.append(Path(src))
+            if Path(dst) == tmp_path / "evals" / "s.yaml" and len(failed) == 0:
+                failed.append(src)  # the new suite's move into place fails, once
+                raise OSError(5, "Input/output error")
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", fail_on_the_suite)
+        with pytest.raises(OSError, match="Input/output"):
+            import_worfbench(path, root=tmp_path, suite="s")
+        assert old in moves  # it had been moved aside
+        assert {p: (tmp_path / p).read_bytes() for p in files_under(tmp_path)} == before
+
     def test_failure_while_moving_leaves_no_new_files(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -265,7 +293,6 @@ class TestAllOrNothing:
     ) -> None:
         """Files are staged on disk as they are made (no import holds them all): a stop while
         the cases file is being written removes the staging folder, and nothing lands."""
-        import harness.importers._common as common
         import harness.importers._worfbench as worfbench
 
         items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
@@ -273,7 +300,6 @@ class TestAllOrNothing:
         root = tmp_path / "proj"
         root.mkdir()
         (root / "keep.txt").write_text("mine")
-        monkeypatch.setattr(common, "INLINE_CASES_LIMIT", 1)  # the cases go to a cases file
         made = []
         real_case_doc = worfbench._case_doc
 
@@ -357,26 +383,66 @@ class TestPerCaseContext:
         assert set(result.metrics.values()) == {1.0}
 
 
-class TestLargeSuites:
-    @pytest.mark.parametrize(("count", "inline"), [(1000, True), (1001, False)])
-    def test_past_1000_cases_they_go_to_a_cases_file(
-        self, tmp_path: Path, count: int, inline: bool
+class TestCasesFile:
+    @pytest.mark.parametrize("count", [1, 1001])
+    def test_the_cases_go_to_a_cases_file_whatever_their_number(
+        self, tmp_path: Path, count: int
     ) -> None:
-        """Up to 1,000 cases are listed in the suite; more go to evals/<suite>.cases.jsonl, one
-        case a line, and the suite loads the same cases either way (no 8 MiB wall)."""
-        from harness.suite import load_suite
+        """Every imported suite names evals/<suite>.cases.jsonl (one case a line, read with
+        json.loads, no 8 MiB wall) instead of listing its cases in the YAML; the suite loads
+        them in file order."""
+        from harness.suite import StreamedCases, load_suite
 
         items = [worfbench_item(f"w{i}", f"Task {i}", TOOLS, GOLD) for i in range(count)]
         result = import_worfbench(_file(tmp_path, items), root=tmp_path, suite="big")
         doc = _suite(tmp_path, "big")
         cases_file = tmp_path / "evals" / "big.cases.jsonl"
-        assert ("cases" in doc) is inline
-        assert cases_file.is_file() is not inline
-        if not inline:
-            assert doc["cases_file"] == "big.cases.jsonl"
-            assert cases_file in result.files
-            lines = cases_file.read_text(encoding="utf-8").splitlines()
-            assert [json.loads(line)["id"] for line in lines] == [f"w{i}" for i in range(count)]
+        assert "cases" not in doc
+        assert doc["cases_file"] == "big.cases.jsonl"
+        assert cases_file in result.files
+        assert [c["id"] for c in imported_cases(tmp_path, "big")] == [f"w{i}" for i in range(count)]
         suite = load_suite(result.suite_path)
+        assert isinstance(suite.cases, StreamedCases)
         assert [c.id for c in suite.cases] == [f"w{i}" for i in range(count)]
         assert suite.cases[-1].reference == GOLD
+
+    def test_reimport_over_a_suite_with_inline_cases(self, tmp_path: Path) -> None:
+        """A suite imported before cases files and JSON registries (its cases inline in the
+        YAML, its registry YAML) still runs; a re-import replaces it with one naming a cases
+        file and a JSON registry, with the same cases and the same rows, and leaves no other
+        file behind (the YAML registry is removed)."""
+        from harness.run import run_suite
+        from harness.suite import load_suite
+
+        items = [worfbench_item(f"w{i}", f"Task {i}", TOOLS, GOLD) for i in range(3)]
+        path = _file(tmp_path, items)
+        result = import_worfbench(path, root=tmp_path, suite="s")
+        suite_file = result.suite_path
+        old = yaml.safe_load(suite_file.read_text(encoding="utf-8"))
+        old["cases"] = imported_cases(tmp_path, "s")  # the YAML an earlier import wrote
+        del old["cases_file"]
+        old["registry"] = "registries/s.yaml"
+        suite_file.write_text(yaml.safe_dump(old, sort_keys=False), encoding="utf-8")
+        (tmp_path / "evals" / "s.cases.jsonl").unlink()
+        json_registry = tmp_path / "evals" / "registries" / "s.json"
+        tools = json.loads(json_registry.read_text(encoding="utf-8"))
+        (tmp_path / "evals" / "registries" / "s.yaml").write_text(yaml.safe_dump(tools))
+        json_registry.unlink()
+        inline = load_suite(suite_file)
+        assert isinstance(inline.cases, tuple)
+        inline_rows = run_suite(inline, keep_rows=True).rows
+        before_files = files_under(tmp_path)
+
+        import_worfbench(path, root=tmp_path, suite="s")
+        new_files = {Path("evals/s.cases.jsonl"), Path("evals/registries/s.json")}
+        assert files_under(tmp_path) == before_files - {Path("evals/registries/s.yaml")} | new_files
+        assert "cases" not in _suite(tmp_path, "s")
+        assert _suite(tmp_path, "s")["registry"] == "registries/s.json"
+        again = load_suite(suite_file)
+
+        def seen(case: Any) -> tuple[Any, ...]:  # a case's tools name where they were read
+            tools = case.tools.names if case.tools else None
+            return (case.id, case.goal, case.context, case.reference, case.tags, tools)
+
+        assert [seen(c) for c in again.cases] == [seen(c) for c in inline.cases]
+        assert run_suite(again, keep_rows=True).rows == inline_rows

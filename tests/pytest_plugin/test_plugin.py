@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 
 # Imported here so that pytester's in-process runs (which drop the modules they import) do not
 # import the runner and its dependencies again for every test.
@@ -283,20 +284,75 @@ class TestCost:
         result.assert_outcomes(passed=19, failed=1)  # c19's answer is prose
         assert scored == []
 
+    def test_items_are_judged_without_keeping_the_plan(
+        self, pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """No item shows its parsed plan, so none is turned into the row's ``plan`` dict (what
+        ``planeval run`` writes into results.jsonl): the outcomes are the same without it."""
+        from harness.plan import Plan
+
+        dumped: list[object] = []
+        real = Plan.to_dict
+
+        def counting(plan: Plan) -> dict[str, object]:
+            dumped.append(plan)
+            return real(plan)
+
+        monkeypatch.setattr(Plan, "to_dict", counting)
+        result = _run(pytester, "--planeval", "evals/")
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        assert dumped == []
+
+    def test_a_cases_file_is_read_once_for_the_items(
+        self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A suite whose cases are in a cases file (every imported suite) becomes its items
+        from the one read that loads and checks it, not from a second read of the file."""
+        import harness._size
+        import harness.suite._cases_file as cases_file
+        from harness.testing import make_project, sound_plan, write_response
+
+        cases = [{"id": f"c{i}", "goal": f"Refund order {i}"} for i in range(3)]
+        suite = make_project(pytester.path, cases=cases)
+        doc = yaml.safe_load(suite.read_text(encoding="utf-8"))
+        del doc["cases"]
+        doc["cases_file"] = "demo.cases.jsonl"
+        suite.write_text(yaml.safe_dump(doc), encoding="utf-8")
+        lines = "".join(json.dumps(c) + "\n" for c in cases)
+        (suite.parent / "demo.cases.jsonl").write_text(lines, encoding="utf-8")
+        for case in cases:
+            write_response(pytester.path, "demo", "planner", case["id"], json.dumps(sound_plan()))
+        opened: list[object] = []
+        real = harness._size.open_for_reading  # what the cases file module reads with
+
+        def counting(where: Path) -> object:
+            opened.append(where)
+            return real(where)
+
+        monkeypatch.setattr(cases_file, "open_for_reading", counting)
+        _run(pytester, "--planeval", "evals/").assert_outcomes(passed=3)
+        assert len(opened) == 1
+
     def test_collected_items_are_kept_out_of_gc_scans_during_the_session(
         self, pytester: pytest.Pytester, project: Path
     ) -> None:
         """With --planeval, what collection built is frozen (``gc.freeze``) while the items
-        run, and given back to the collector when the session ends; without it, nothing is."""
+        run and still while pytest unconfigures (its end-of-session full collections skip
+        it), and given back to the collector before ``pytest.main`` returns; without it,
+        nothing is."""
         import gc
 
         pytester.makeconftest(
             """
             import gc
             FROZEN = []
+            AT_UNCONFIGURE = []
 
             def pytest_runtest_setup(item):
                 FROZEN.append(gc.get_freeze_count())
+
+            def pytest_unconfigure(config):
+                AT_UNCONFIGURE.append(gc.get_freeze_count())
             """
         )
         pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
@@ -313,6 +369,7 @@ class TestCost:
         result.assert_outcomes(passed=2, failed=2, errors=2)
         frozen = conftests[0].FROZEN  # type: ignore[attr-defined]
         assert len(frozen) == 6 and min(frozen) > 1000  # every item ran with the session frozen
+        assert conftests[0].AT_UNCONFIGURE[0] > 1000  # type: ignore[attr-defined]
         assert gc.get_freeze_count() == 0  # given back at the end
 
         conftests.clear()

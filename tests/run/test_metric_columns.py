@@ -173,3 +173,25 @@ def test_evaluate_one_without_metrics_grades_the_same(tmp_path: Path) -> None:
         )
         assert scored.metric_status in ("scored", "unparseable")
         assert (plain.metrics, plain.metric_status, plain.metric_detail) == (None, None, None)
+
+
+def test_evaluate_one_without_the_plan_grades_the_same(tmp_path: Path) -> None:
+    """``keep_plan=False`` (what ``pytest --planeval`` asks): every other field of the row is
+    the same, and the parsed plan is not turned into the row's ``plan`` dict."""
+    import dataclasses
+
+    from harness.run import evaluate_one
+    from harness.suite import load_suite
+
+    metric_run(tmp_path, weaker=True)
+    suite = load_suite(tmp_path / "evals" / "boxes.yaml")
+    model = suite.models[0]
+    statuses = set()
+    for case in suite.cases:
+        kept = evaluate_one(suite, case, model, 0)
+        plain = evaluate_one(suite, case, model, 0, keep_plan=False)
+        assert plain.plan is None
+        assert plain == dataclasses.replace(kept, plan=None)
+        statuses.add(kept.status)
+        assert (kept.plan is not None) == (kept.status in ("pass", "fail"))
+    assert statuses >= {"pass", "unparseable"}

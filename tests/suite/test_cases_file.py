@@ -51,6 +51,30 @@ class TestCasesFile:
         assert streamed.cases == inline.cases
         assert streamed.prompt_hash == inline.prompt_hash
 
+    def test_kept_cases_are_the_cases_the_load_read(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """``keep_cases=True`` (``pytest --planeval``, which makes an item of every case):
+        the same cases, held as a tuple, and the file is read once, not again when they are
+        iterated."""
+        import harness._size
+        import harness.suite._cases_file as cases_file
+
+        path = _suite_with_file(tmp_path, _jsonl(*CASES))
+        streamed = tuple(load_suite(path).cases)
+        opened: list[Path] = []
+        real = harness._size.open_for_reading  # what the cases file module reads with
+
+        def counting(where: Path) -> Any:
+            opened.append(where)
+            return real(where)
+
+        monkeypatch.setattr(cases_file, "open_for_reading", counting)
+        kept = load_suite(path, keep_cases=True)
+        assert isinstance(kept.cases, tuple)
+        assert kept.cases == streamed and list(kept.cases) == list(kept.cases)
+        assert opened == [path.parent / "demo.cases.jsonl"]
+
     def test_a_pipe_nobody_writes_to_is_an_empty_cases_file(self, tmp_path: Path) -> None:
         """A named pipe as the cases file is read without waiting for a writer (it was a
         hang): it holds no case, one clear error. Run in a thread with a deadline, so a
