@@ -50,7 +50,7 @@ def worfbench_command(
         fail_input(_unwritable(root, exc))
     skipped = f" ({result.skipped} left out by --limit)" if result.skipped else ""
     typer.echo(
-        f"imported {len(result.cases)} cases{skipped} into {result.suite_path} "
+        f"imported {result.case_count} cases{skipped} into {result.suite_path} "
         f"with recordings of {result.model} under "
         f"{root / 'plan_fixtures' / result.suite}"
     )
@@ -102,7 +102,7 @@ def taskbench_command(
         fail_input(_unwritable(root, exc))
     skipped = f" ({result.skipped} left out by --limit)" if result.skipped else ""
     typer.echo(
-        f"imported {len(result.cases)} cases{skipped} into {result.suite_path} "
+        f"imported {result.case_count} cases{skipped} into {result.suite_path} "
         f"with recordings of {result.model} under "
         f"{root / 'plan_fixtures' / result.suite}"
     )
@@ -143,8 +143,10 @@ def ruby_vcr_command(
     except OSError as exc:
         fail_input(_unwritable(root, exc))
     typer.echo(
-        f"imported {len(result.recordings)} recording(s) of {result.model} for case(s) "
-        f"{', '.join(result.cases)} into {result.suite_path}"
+        f"imported {result.recording_count} recording(s) of {result.model} for case(s) "
+        f"{', '.join(result.first_cases)}"
+        + (f" and {result.more_cases} more" if result.more_cases else "")
+        + f" into {result.suite_path}"
     )
 
 

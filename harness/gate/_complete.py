@@ -11,12 +11,17 @@ appear are counted from run.json's case count, not named).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from harness._errors import InputError, RunFormatError
 from harness.report import LoadedRun
 from harness.run import finish_command
-from harness.run._items import ItemCheck, check_items, expected_items, format_items
+from harness.run._items import Item, ItemCheck, check_items, expected_items, format_items
+
+if TYPE_CHECKING:
+    from harness.suite import Case
 
 __all__ = ["Completeness", "IncompleteRunError", "completeness", "require_complete"]
 
@@ -113,8 +118,9 @@ class Completeness:
         return "the run is incomplete: " + "; ".join(parts)
 
 
-def _suite_case_ids(run: LoadedRun) -> list[str] | None:
-    """The case ids of the run's suite file, when the file can still be read."""
+def _suite_cases(run: LoadedRun) -> Sequence[Case] | None:
+    """The cases of the run's suite file, when the file can still be read: a suite with a
+    cases file gives them streamed (read again at each iteration, its count known)."""
     from harness.run._finish import suite_file
 
     path = suite_file(run.manifest, run.run_dir)
@@ -123,9 +129,17 @@ def _suite_case_ids(run: LoadedRun) -> list[str] | None:
     from harness.suite import load_suite
 
     try:
-        return [c.id for c in load_suite(path).cases]
+        return load_suite(path).cases
     except InputError:
         return None
+
+
+def _suite_items(models: list[str], cases: Sequence[Case], samples: int) -> Iterator[Item]:
+    """``expected_items`` over the suite's cases, read again for each model, none kept."""
+    for model in models:
+        for case in cases:
+            for sample in range(samples):
+                yield model, case.id, sample
 
 
 def completeness(run: LoadedRun) -> Completeness:
@@ -144,20 +158,25 @@ def completeness(run: LoadedRun) -> Completeness:
     )
     if not models:
         return Completeness(expected=m.expected_rows, **common)  # type: ignore[arg-type]
-    cases = list(m.case_ids) if m.case_ids else None
-    if cases is None:
-        from_suite = _suite_case_ids(run)
+    items: ItemCheck | None = None
+    if m.case_ids:
+        items = check_items(keys, expected_items(models, list(m.case_ids), samples))
+    else:
+        from_suite = _suite_cases(run)
         if from_suite is not None and (m.cases is None or len(from_suite) == m.cases):
-            cases = from_suite
+            try:
+                items = check_items(keys, _suite_items(models, from_suite, samples))
+            except InputError:  # the cases file changed or broke since it was loaded
+                items = None
     unnamed = 0
-    if cases is None:
+    if items is None:
         cases = list(dict.fromkeys(case for _, case, _ in keys))
         if m.cases is not None and m.cases > len(cases):
             unnamed = (m.cases - len(cases)) * len(models) * samples
-    expected = expected_items(models, cases, samples)
+        items = check_items(keys, expected_items(models, cases, samples))
     return Completeness(
-        expected=len(expected) + unnamed,
-        items=check_items(keys, expected),
+        expected=items.expected + unnamed,
+        items=items,
         unnamed_missing=unnamed,
         **common,  # type: ignore[arg-type]
     )

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_DATA_BYTES",
     "NAME_PATTERN",
+    "SHOWN_CASES",
+    "GoldAnswers",
     "ImportResult",
     "check_name",
     "dump_yaml",
@@ -38,24 +40,37 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
 """Suite, model and case ids become file names: nothing else is allowed."""
 
 
+SHOWN_CASES = 10
+"""How many case ids an ``ImportResult`` keeps (the first ones, in file order)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ImportResult:
-    """What an import wrote."""
+    """What an import wrote: counts, and the first few case ids (an import of 100,000 cases
+    keeps no list of them)."""
 
     suite: str
     """The suite name."""
     suite_path: Path
     """The suite file written (``evals/<suite>.yaml``)."""
     model: str
-    """The model id the recordings belong to."""
-    cases: tuple[str, ...]
-    """The case ids imported, in file order."""
-    recordings: tuple[Path, ...]
-    """The response files written."""
+    """The model id the recordings belong to (the first, when a cassette has several)."""
+    case_count: int
+    """How many cases were imported."""
+    first_cases: tuple[str, ...]
+    """The first ``SHOWN_CASES`` case ids, in file order."""
+    recording_count: int
+    """How many response files were written."""
     files: tuple[Path, ...]
-    """Every file written (suite, prompt, registry, recordings, license note)."""
+    """What was written: each folder of recordings replaced as a whole, then each file outside
+    them (suite, cases file, prompt, registry, license note)."""
     skipped: int = 0
     """Items left out by ``--limit``."""
+
+    @property
+    def more_cases(self) -> int:
+        """How many case ids ``first_cases`` leaves out."""
+        return self.case_count - len(self.first_cases)
 
 
 def read_data_text(path: Path, *, encoding: str = "utf-8-sig") -> str:
@@ -158,45 +173,54 @@ def dump_yaml(data: Any) -> str:
     )
 
 
-def stage_gold_answers(
-    staged: StagedFiles,
-    root: Path,
-    *,
-    suite: str,
-    model: str,
-    source: Source,
-    origin: str,
-    digest: str,
-    answers: Iterable[tuple[str, str]],
-) -> list[Path]:
-    """Stage one response file per ``(case id, answer)`` of an imported gold model.
+class GoldAnswers:
+    """Stages one response file per ``(case id, answer)`` of an imported gold model, as the
+    import makes them (``add``), under ``plan_fixtures/<suite>/<model>/``, replaced as a whole.
 
     An answer imported before under the same prompt keeps its import time, so re-importing
-    unchanged data changes no file. Returns the recordings' paths.
+    unchanged data changes no file.
     """
-    from harness import __version__
-    from harness.recording import Provenance, ResponseFile
 
-    now = utc_now()
-    fixtures = f"plan_fixtures/{suite}/{model}"
-    staged.replace_tree(fixtures)
-    recordings = []
-    for case_id, answer in answers:
-        relpath = f"{fixtures}/{case_id}/sample-0.json"
+    def __init__(
+        self,
+        staged: StagedFiles,
+        root: Path,
+        *,
+        suite: str,
+        model: str,
+        source: Source,
+        origin: str,
+        digest: str,
+    ) -> None:
+        self._staged, self._root = staged, root
+        self._model, self._source, self._origin, self._digest = model, source, origin, digest
+        self._now = utc_now()
+        self._fixtures = f"plan_fixtures/{suite}/{model}"
+        self.count = 0
+        """How many response files were staged."""
+        staged.replace_tree(self._fixtures)
+
+    def add(self, case_id: str, answer: str) -> None:
+        """Stage the response file of ``case_id``."""
+        from harness import __version__
+        from harness.recording import Provenance, ResponseFile
+
+        relpath = f"{self._fixtures}/{case_id}/sample-0.json"
+        earlier = _earlier_import(self._root / relpath, answer, self._digest)
         response = ResponseFile(
             provenance=Provenance(
-                source=source,
-                model=model,
-                prompt_hash=digest,
-                recorded_at=_earlier_import(root / relpath, answer, digest) or now,
+                source=self._source,
+                model=self._model,
+                prompt_hash=self._digest,
+                recorded_at=earlier or self._now,
                 harness_version=__version__,
-                origin=f"{origin}#{case_id}",
+                origin=f"{self._origin}#{case_id}",
             ),
             response=answer,
         )
-        staged.add(relpath, json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        recordings.append(root / relpath)
-    return recordings
+        text = json.dumps(response.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        self._staged.add(relpath, text)
+        self.count += 1
 
 
 def _earlier_import(path: Path, answer: str, digest: str) -> str | None:

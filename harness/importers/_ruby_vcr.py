@@ -34,7 +34,14 @@ from harness._errors import InputError
 from harness._json import loads
 from harness._redaction import redact, secrets_of
 from harness._yaml import SafeLoader, load_yaml_file
-from harness.importers._common import ImportResult, check_name, dump_yaml, slug, utc_now
+from harness.importers._common import (
+    SHOWN_CASES,
+    ImportResult,
+    check_name,
+    dump_yaml,
+    slug,
+    utc_now,
+)
 from harness.importers._staging import StagedFiles
 from harness.recording import Provenance, ResponseFile, prompt_hash
 
@@ -129,7 +136,6 @@ def import_ruby_vcr(
     digest = prompt_hash(template)
     with StagedFiles(root) as staged:
         samples: dict[tuple[str, str], int] = {}
-        recordings = []
         for answer in answers:
             case_id = case_ids[answer.goal]
             sample = samples.get((answer.model, case_id), 0)
@@ -153,7 +159,6 @@ def import_ruby_vcr(
             )
             text = json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n"
             staged.add(f"{folder}/sample-{sample}.json", redact(text, secrets))
-            recordings.append(root / folder / f"sample-{sample}.json")
         license_text = _license_note(path, name)
         if license_text:
             staged.add(f"plan_fixtures/{name}/LICENSE", license_text)
@@ -165,8 +170,9 @@ def import_ruby_vcr(
         suite=name,
         suite_path=root / "evals" / f"{name}.yaml",
         model=next(iter(models)),
-        cases=tuple(case_ids.values()),
-        recordings=tuple(recordings),
+        case_count=len(case_ids),
+        first_cases=tuple(case_ids.values())[:SHOWN_CASES],
+        recording_count=len(answers),
         files=tuple(files),
     )
 

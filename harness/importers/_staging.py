@@ -34,9 +34,12 @@ class StagedFiles:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._files: dict[PurePosixPath, None] = {}
-        self._trees: list[PurePosixPath] = []
+        self._files: dict[PurePosixPath, None] = {}  # staged outside every replaced tree
+        self._trees: dict[PurePosixPath, bool] = {}  # replaced tree -> holds a staged file
         self._removed: list[PurePosixPath] = []
+        self.count = 0
+        """How many files were staged (those under a replaced tree are not listed one by one:
+        an import of 100,000 recordings keeps one entry for their folder)."""
         self._staging: Path | None = None
         self._created_dirs: list[Path] = []
 
@@ -66,11 +69,20 @@ class StagedFiles:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             yield fh
-        self._files[rel] = None
+        self.count += 1
+        tree = next((t for t in self._trees if _under(rel, t)), None)
+        if tree is None:
+            self._files[rel] = None
+        else:
+            self._trees[tree] = True
 
     def replace_tree(self, relpath: str) -> None:
         """Replace the folder ``root/relpath`` as a whole with the staged files under it."""
-        self._trees.append(PurePosixPath(relpath))
+        tree = PurePosixPath(relpath)
+        inside = [f for f in self._files if _under(f, tree)]
+        for rel in inside:
+            del self._files[rel]
+        self._trees[tree] = self._trees.get(tree, False) or bool(inside)
 
     def remove(self, relpath: str) -> None:
         """Remove ``root/relpath``, if it is there, when the staged files are committed (a
@@ -80,8 +92,9 @@ class StagedFiles:
 
     @property
     def paths(self) -> list[Path]:
-        """Where the staged files will land, in the order they were added."""
-        return [self.root.joinpath(*rel.parts) for rel in self._files]
+        """What lands: each replaced folder that holds a staged file, then each staged file
+        outside those folders, in the order they were added."""
+        return [self.root.joinpath(*rel.parts) for rel in self._units()]
 
     def discard(self) -> None:
         """Remove everything staged (and the folders made for it); nothing lands."""
@@ -91,6 +104,8 @@ class StagedFiles:
         _remove_empty(self._created_dirs)
         self._created_dirs = []
         self._files.clear()
+        self._trees.clear()
+        self.count = 0
 
     def commit(self) -> list[Path]:
         """Move every staged file into place, or none of them.
@@ -134,9 +149,7 @@ class StagedFiles:
 
     def _units(self) -> list[PurePosixPath]:
         """What is moved into place: each replaced tree, then each file outside the trees."""
-        units = [t for t in self._trees if any(_under(f, t) for f in self._files)]
-        units += [f for f in self._files if not any(_under(f, t) for t in self._trees)]
-        return units
+        return [t for t, filled in self._trees.items() if filled] + list(self._files)
 
 
 def _under(path: PurePosixPath, tree: PurePosixPath) -> bool:

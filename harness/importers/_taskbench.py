@@ -15,22 +15,25 @@ dependency type (``metrics.taskbench_dependency``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness._errors import InputError, PlanLoadError
 from harness.importers._common import (
+    MAX_DATA_BYTES,
+    SHOWN_CASES,
+    GoldAnswers,
     ImportResult,
     check_name,
     read_data_text,
-    stage_gold_answers,
     stage_suite,
 )
+from harness.importers._source import DataFile
 from harness.importers._staging import StagedFiles
 from harness.importers._taskbench_prompt import dependency_type, taskbench_template
 from harness.plan._json import parse_json
-from harness.plan._multi import jsonl_lines
 from harness.recording import prompt_hash
 from harness.registry import load_registry
 
@@ -89,15 +92,21 @@ def import_taskbench(
     load_registry(tools, max_bytes=max_bytes)
     tool_desc = _read_json(tools)
     goals = _requests(requests) if requests is not None else {}
-    raw = _read_records(path)
-    records = [_record(obj, index, source, goals) for index, obj in enumerate(raw, 1)]
-    _check_unique(records, source)
-    chosen = records[:limit] if limit is not None else records
+    data = DataFile(path, what="the TaskBench file")
+    seen: set[str] = set()  # the first pass: every record checked, only the ids kept
+    for index, obj in _read_records(data):
+        record_id = _record(obj, index, source, goals).id
+        if record_id in seen:
+            raise InputError(f"record ids must be unique; repeated: {record_id}", source=source)
+        seen.add(record_id)
+    total = len(seen)
+    del seen
+    chosen = min(limit, total) if limit is not None else total
 
     template = taskbench_template(tool_desc)
     digest = prompt_hash(template)
     with StagedFiles(root) as staged:
-        recordings = stage_gold_answers(
+        gold = GoldAnswers(
             staged,
             root,
             suite=name,
@@ -105,32 +114,41 @@ def import_taskbench(
             source="import:taskbench",
             origin=f"taskbench/{path.name}",
             digest=digest,
-            answers=((record.id, record.answer) for record in chosen),
         )
         staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, tools, name))
         staged.add(f"evals/prompts/{name}.md", template)
         staged.add(f"evals/registries/{name}.json", tools.read_text(encoding="utf-8-sig"))
         dependency = dependency_type(tool_desc)
-        doc, header = _suite_doc(name, domain, path, chosen, len(records), dependency)
-        cases = (
-            {
-                "id": r.id,
-                "goal": r.goal,
-                "tags": ["taskbench", domain, *([r.kind] if r.kind else [])],
-                "reference": r.reference,
-            }
-            for r in chosen
-        )
-        stage_suite(staged, name, doc, cases, header)
+        doc, header = _suite_doc(name, domain, path, chosen, total, dependency)
+        first: list[str] = []
+
+        def cases() -> Iterator[dict[str, Any]]:
+            """The second pass: each chosen record's recording is staged and its case made."""
+            for index, obj in _read_records(data):
+                if index > chosen:
+                    break
+                r = _record(obj, index, source, goals)
+                gold.add(r.id, r.answer)
+                if len(first) < SHOWN_CASES:
+                    first.append(r.id)
+                yield {
+                    "id": r.id,
+                    "goal": r.goal,
+                    "tags": ["taskbench", domain, *([r.kind] if r.kind else [])],
+                    "reference": r.reference,
+                }
+
+        stage_suite(staged, name, doc, cases(), header)
         files = staged.commit()
     return ImportResult(
         suite=name,
         suite_path=root / "evals" / f"{name}.yaml",
         model=TASKBENCH_GOLD_MODEL,
-        cases=tuple(r.id for r in chosen),
-        recordings=tuple(recordings),
+        case_count=chosen,
+        first_cases=tuple(first),
+        recording_count=gold.count,
         files=tuple(files),
-        skipped=len(records) - len(chosen),
+        skipped=total - chosen,
     )
 
 
@@ -140,42 +158,65 @@ def _domain(path: Path) -> str:
     return stem.removeprefix("data_") or "data"
 
 
-def _read_text(path: Path) -> str:
-    return read_data_text(path)
-
-
 def _read_json(path: Path) -> Any:
     try:
-        return parse_json(_read_text(path), source=str(path))
+        return parse_json(read_data_text(path), source=str(path))
     except PlanLoadError as exc:
         raise InputError(exc.what, source=str(path), location=exc.location) from None
 
 
-def _read_records(path: Path) -> list[Any]:
-    """The records of a JSON Lines file (one a line) or of a JSON array."""
-    text = _read_text(path)
-    if not text.strip():
-        raise InputError("the TaskBench file is empty", source=str(path))
-    lines = jsonl_lines(text)
+def _read_records(data: DataFile) -> Iterator[tuple[int, Any]]:
+    """``(number from 1, record)`` of a JSON Lines file (one a line), of a JSON array, or the
+    one record of a file holding a single JSON object, read a record at a time."""
+    first = data.first_byte()
+    if not first:
+        raise InputError("the TaskBench file is empty", source=data.source)
     try:
-        if lines is None:
-            data = parse_json(text, source=str(path))
-            records = data if isinstance(data, list) else [data]
+        if first == b"[":  # a list (lines of lists are not records either way)
+            yield from enumerate(data.list_items(), 1)
+        elif _is_json_lines(data):
+            for index, (number, line) in enumerate(data.lines(max_bytes=MAX_DATA_BYTES), 1):
+                yield index, parse_json(_text(line, data), source=data.source, first_line=number)
         else:
-            records = [parse_json(line, source=str(path), first_line=n) for n, line in lines]
+            value = data.whole()
+            yield from enumerate(value if isinstance(value, list) else [value], 1)
     except PlanLoadError as exc:
         raise InputError(
             f"not a TaskBench file: {exc.what}",
-            source=str(path),
+            source=data.source,
             location=exc.location,
             hint="a TaskBench data file holds one JSON record a line",
         ) from None
-    return records
+
+
+def _is_json_lines(data: DataFile) -> bool:
+    """The rule of ``jsonl_lines``, on the first two non-empty lines: the first is a whole
+    JSON value and the second starts like JSON (``{`` or ``[``)."""
+    head = []
+    for _number, line in data.lines(max_bytes=MAX_DATA_BYTES):
+        head.append(line.strip())
+        if len(head) == 2:
+            break
+    if len(head) < 2 or head[1][:1] not in (b"{", b"["):
+        return False
+    try:
+        text = head[0].decode("utf-8")
+        _, end = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):  # not UTF-8 or JSON, an int past 4,300 digits
+        return False
+    return end == len(text)
+
+
+def _text(line: bytes, data: DataFile) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", source=data.source) from None
 
 
 def _requests(path: Path) -> dict[str, str]:
     goals: dict[str, str] = {}
-    for index, obj in enumerate(_read_records(path), 1):
+    for index, obj in _read_records(DataFile(path, what="the requests file")):
         if isinstance(obj, dict) and isinstance(obj.get("user_request"), str):
             goals[str(obj.get("id"))] = obj["user_request"]
         else:
@@ -213,21 +254,11 @@ def _record(obj: Any, index: int, source: str, goals: dict[str, str]) -> _Record
     return _Record(record_id, goal.strip(), kind, answer, reference)
 
 
-def _check_unique(records: list[_Record], source: str) -> None:
-    seen: set[str] = set()
-    for record in records:
-        if record.id in seen:
-            raise InputError(f"record ids must be unique; repeated: {record.id}", source=source)
-        seen.add(record.id)
-
-
 def _suite_doc(
-    name: str, domain: str, path: Path, chosen: list[_Record], total: int, dependency: str
+    name: str, domain: str, path: Path, chosen: int, total: int, dependency: str
 ) -> tuple[dict[str, Any], str]:
     """The suite document without its cases, and the header comment of the suite file."""
-    count = (
-        f"all {total} records" if len(chosen) == total else f"the first {len(chosen)} of {total}"
-    )
+    count = f"all {total} records" if chosen == total else f"the first {chosen} of {total}"
     description = (
         f"TaskBench {domain} gold plans ({count} of {path.name}), recorded as the dataset "
         f"model {TASKBENCH_GOLD_MODEL}. Source: {TASKBENCH_ATTRIBUTION}."
@@ -244,7 +275,7 @@ def _suite_doc(
             {"id": TASKBENCH_GOLD_MODEL, "provider": "dataset", "model": TASKBENCH_GOLD_MODEL}
         ],
     }
-    limit = f" --limit {len(chosen)}" if len(chosen) < total else ""
+    limit = f" --limit {chosen}" if chosen < total else ""
     header = (
         f"# Generated by `planeval import taskbench {path.name} --suite {name}{limit}`. "
         "Re-import rather than edit.\n"

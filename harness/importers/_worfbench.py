@@ -23,22 +23,23 @@ suite registry is the union of the items' lists:
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
-from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness._errors import InputError
-from harness._json import loads
 from harness.importers._common import (
+    SHOWN_CASES,
+    GoldAnswers,
     ImportResult,
     check_name,
-    read_data_text,
-    stage_gold_answers,
     stage_suite,
 )
+from harness.importers._source import DataFile
 from harness.importers._staging import StagedFiles
 from harness.recording import prompt_hash
 
@@ -91,25 +92,23 @@ def import_worfbench(
     name = check_name(suite or f"worfbench-{path.stem}", what="suite name", source=source)
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}", source=source)
-    raw = _read_list(path)
-    domain = _domain(raw, path)
-    items = []
-    for index in range(len(raw)):  # each item is let go of as it is parsed
-        obj, raw[index] = raw[index], None
-        items.append(_parse_item(obj, index, source))
-    del raw
-    _check_unique_ids(items, source)
-    system = _common_system_prompt(items, source)
-    chosen = items[:limit] if limit is not None else items
-
-    kind, capabilities = _registry(items)  # the union over the whole file, even when capped
+    data = _open_list(path)
+    survey = _Survey(source)  # the first pass: every item checked, nothing kept per item
+    for index, obj in enumerate(data.list_items()):
+        survey.add(_parse_item(obj, index, source), obj)
+    system, total = survey.finish(), survey.count
+    if not total:
+        raise InputError("the WorfBench file holds no items", source=source)
+    chosen = min(limit, total) if limit is not None else total
+    domain = survey.domain or path.stem
+    kind, capabilities = survey.registry.result()  # the union over the whole file
     template = f"{system.rstrip()}\n\nTask: {{goal}}\n"
-    if any(i.tool_text for i in items):
+    if survey.tool_lists:
         template += "{tool_list}\n"
     digest = prompt_hash(template)
 
     with StagedFiles(root) as staged:
-        recordings = stage_gold_answers(
+        gold = GoldAnswers(
             staged,
             root,
             suite=name,
@@ -117,45 +116,105 @@ def import_worfbench(
             source="import:worfbench",
             origin=f"worfbench/{path.name}",
             digest=digest,
-            answers=((item.id, item.answer) for item in chosen),
         )
         staged.add(f"plan_fixtures/{name}/LICENSE", _license_note(path, name))
         staged.add(f"evals/prompts/{name}.md", template)
         if capabilities:
             staged.add(f"evals/registries/{name}.json", _registry_text(capabilities))
             staged.remove(f"evals/registries/{name}.yaml")  # what imports wrote before
-        doc, header = _suite_doc(name, domain, path, chosen, len(items), bool(capabilities), kind)
-        cases = (_case_doc(i, ["worfbench", domain]) for i in chosen)
-        stage_suite(staged, name, doc, cases, header)
+        doc, header = _suite_doc(name, domain, path, chosen, total, bool(capabilities), kind)
+        first: list[str] = []
+
+        def cases() -> Iterator[dict[str, Any]]:
+            """The second pass: each chosen item's recording is staged and its case made."""
+            for index, obj in enumerate(data.list_items()):
+                if index == chosen:
+                    break
+                item = _parse_item(obj, index, source)
+                gold.add(item.id, item.answer)
+                if len(first) < SHOWN_CASES:
+                    first.append(item.id)
+                yield _case_doc(item, ["worfbench", domain])
+
+        stage_suite(staged, name, doc, cases(), header)
         files = staged.commit()
     return ImportResult(
         suite=name,
         suite_path=root / "evals" / f"{name}.yaml",
         model=GOLD_MODEL,
-        cases=tuple(i.id for i in chosen),
-        recordings=tuple(recordings),
+        case_count=chosen,
+        first_cases=tuple(first),
+        recording_count=gold.count,
         files=tuple(files),
-        skipped=len(items) - len(chosen),
+        skipped=total - chosen,
     )
 
 
-def _read_list(path: Path) -> list[Any]:
-    try:
-        text = read_data_text(path, encoding="utf-8")
-    except InputError as exc:
-        if exc.what != "not UTF-8 text":
-            raise
-        raise InputError("not a WorfBench file: it is not UTF-8 text", source=str(path)) from None
-    data = loads(text, source=str(path), what="the WorfBench file")
-    if not isinstance(data, list):
+def _open_list(path: Path) -> DataFile:
+    """The WorfBench file, checked to be a JSON list (its items are read later, in passes)."""
+    data = DataFile(path, what="the WorfBench file")
+    if data.first_byte() != b"[":
+        value = data.whole()  # not a list: small or broken, and refused either way
         raise InputError(
-            f"not a WorfBench file: expected a JSON list of items, got a {_kind(data)}",
+            f"not a WorfBench file: expected a JSON list of items, got a {_kind(value)}",
             source=str(path),
             hint="pass a file of WorfBench's gold_traj/ (a list of {id, source, conversations})",
         )
-    if not data:
-        raise InputError("the WorfBench file holds no items", source=str(path))
     return data
+
+
+class _Survey:
+    """What the whole file decides, gathered item by item: the ids are unique, one system
+    prompt, the domain (the items' common ``source``), the registry union."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.count = 0
+        self.tool_lists = False
+        self.registry = _Registry()
+        self._ids: set[str] = set()
+        self._repeated: set[str] = set()
+        self._system: str | None = None
+        self._other_systems: set[bytes] = set()  # digests: the prompts can be long
+        self._domains: set[Any] = set()
+
+    def add(self, item: _Item, obj: dict[str, Any]) -> None:
+        self.count += 1
+        if item.id in self._ids:
+            self._repeated.add(item.id)
+        self._ids.add(item.id)
+        if self._system is None:
+            self._system = item.system
+        elif item.system != self._system:
+            self._other_systems.add(hashlib.blake2b(item.system.encode()).digest())
+        if len(self._domains) < 2:
+            source = obj.get("source")
+            self._domains.add(source if isinstance(source, str) else None)
+        self.tool_lists = self.tool_lists or bool(item.tool_text)
+        self.registry.add(item.tools)
+
+    @property
+    def domain(self) -> str | None:
+        only = next(iter(self._domains)) if len(self._domains) == 1 else None
+        return only if isinstance(only, str) and only else None
+
+    def finish(self) -> str:
+        """The common system prompt.
+
+        Raises:
+            InputError: an id is repeated, or the items use more than one system prompt.
+        """
+        if self._repeated:
+            repeated = ", ".join(sorted(self._repeated)[:5])
+            raise InputError(f"item ids must be unique; repeated: {repeated}", source=self.source)
+        if self._other_systems:
+            raise InputError(
+                f"the items use {len(self._other_systems) + 1} different system prompts, "
+                "a suite has one template",
+                source=self.source,
+                hint="split the file by its 'source' field and import each part as its own suite",
+            )
+        return self._system or ""
 
 
 def _parse_item(obj: Any, index: int, source: str) -> _Item:
@@ -211,41 +270,18 @@ def _split_user_turn(text: str) -> tuple[str, str | None, Any, str]:
     return task, match.group(0), tools, text[match.start() :].strip()
 
 
-def _check_unique_ids(items: list[_Item], source: str) -> None:
-    counts = Counter(i.id for i in items)
-    dupes = sorted(k for k, n in counts.items() if n > 1)
-    if dupes:
-        raise InputError(
-            f"item ids must be unique; repeated: {', '.join(dupes[:5])}", source=source
-        )
+class _Registry:
+    """``(kind, {name: capability})``: the union of the items' tool lists, item by item."""
 
+    def __init__(self) -> None:
+        self.kind = "none"
+        self._caps: dict[str, dict[str, Any]] = {}
+        self._tables: dict[str, list[str]] = {}
 
-def _common_system_prompt(items: list[_Item], source: str) -> str:
-    prompts = Counter(i.system for i in items)
-    if len(prompts) > 1:
-        raise InputError(
-            f"the items use {len(prompts)} different system prompts, a suite has one template",
-            source=source,
-            hint="split the file by its 'source' field and import each part as its own suite",
-        )
-    return items[0].system
-
-
-def _domain(raw: list[Any], path: Path) -> str:
-    sources = {o.get("source") for o in raw if isinstance(o, dict)}
-    only = sources.pop() if len(sources) == 1 else None
-    return only if isinstance(only, str) and only else path.stem
-
-
-def _registry(items: list[_Item]) -> tuple[str, dict[str, dict[str, Any]]]:
-    """``(kind, {name: capability})`` from the union of the items' tool lists."""
-    caps: dict[str, dict[str, Any]] = {}
-    tables: dict[str, list[str]] = {}
-    kind = "none"
-    for item in items:
-        tools = item.tools
+    def add(self, tools: Any) -> None:
+        caps = self._caps
         if isinstance(tools, list) and tools and all(isinstance(t, dict) for t in tools):
-            kind = "tools"
+            self.kind = "tools"
             for tool in tools:
                 name = tool.get("name") or tool.get("api_name")
                 if isinstance(name, str) and name.strip() and name not in caps:
@@ -255,13 +291,19 @@ def _registry(items: list[_Item]) -> tuple[str, dict[str, dict[str, Any]]]:
                         if value:
                             caps[name][key] = value
         elif isinstance(tools, dict) and tools:
-            kind = "tables"
+            self.kind = "tables"
             for table, fields in tools.items():
-                known = tables.setdefault(str(table), [])
+                known = self._tables.setdefault(str(table), [])
                 known += [str(f) for f in fields or () if str(f) not in known]
-    for table, fields in tables.items():
-        caps[table] = {"name": table, "description": "Database table; fields: " + ", ".join(fields)}
-    return kind, caps
+
+    def result(self) -> tuple[str, dict[str, dict[str, Any]]]:
+        caps = dict(self._caps)
+        for table, fields in self._tables.items():
+            caps[table] = {
+                "name": table,
+                "description": "Database table; fields: " + ", ".join(fields),
+            }
+        return self.kind, caps
 
 
 def _inputs(tool: dict[str, Any]) -> list[str]:
@@ -289,19 +331,19 @@ def _suite_doc(
     name: str,
     domain: str,
     path: Path,
-    chosen: list[_Item],
+    chosen: int,
     total: int,
     has_registry: bool,
     kind: str,
 ) -> tuple[dict[str, Any], str]:
     """The suite document without its cases, and the header comment of the suite file."""
-    count = f"all {total} items" if len(chosen) == total else f"the first {len(chosen)} of {total}"
+    count = f"all {total} items" if chosen == total else f"the first {chosen} of {total}"
     description = (
         f"WorfBench {domain} gold workflows ({count} of {path.name}), recorded as the "
         f"pseudo-model {GOLD_MODEL}. Source: {WORFBENCH_ATTRIBUTION}."
     )
-    if len(chosen) < total:
-        description += f" Capped with --limit {len(chosen)}."
+    if chosen < total:
+        description += f" Capped with --limit {chosen}."
     doc: dict[str, Any] = {
         "suite": name,
         "description": description,
@@ -314,7 +356,7 @@ def _suite_doc(
     doc["models"] = [{"id": GOLD_MODEL, "provider": "dataset", "model": GOLD_MODEL}]
     header = (
         f"# Generated by `planeval import worfbench {path.name} --suite {name}`"
-        + (f" --limit {len(chosen)}" if len(chosen) < total else "")
+        + (f" --limit {chosen}" if chosen < total else "")
         + ". Re-import rather than edit.\n"
     )
     if kind == "none":

@@ -10,7 +10,7 @@ missing, duplicated or foreign (a model, case or sample the run was not asked fo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["Item", "ItemCheck", "check_items", "expected_items", "format_items"]
@@ -22,9 +22,9 @@ SHOWN = 5
 """Items named per kind in a message (the count says how many more)."""
 
 
-def expected_items(models: Sequence[str], cases: Sequence[str], samples: int) -> list[Item]:
+def expected_items(models: Sequence[str], cases: Sequence[str], samples: int) -> Iterator[Item]:
     """Every item of a complete run, in run order (models, then cases, then samples)."""
-    return [(m, c, s) for m in models for c in cases for s in range(max(1, samples))]
+    return ((m, c, s) for m in models for c in cases for s in range(max(1, samples)))
 
 
 def format_items(items: Sequence[Item], limit: int = SHOWN) -> str:
@@ -66,11 +66,21 @@ class ItemCheck:
         return f"of {self.expected} (model, case, sample) items: {what}"
 
 
-def check_items(rows: Iterable[Item], expected: Sequence[Item]) -> ItemCheck:
-    """Compare the rows' keys with the expected items (see the module docstring)."""
-    seen = Counter(rows)
-    wanted = set(expected)
-    missing = tuple(item for item in expected if item not in seen)
-    duplicated = tuple(item for item, n in seen.items() if n > 1 and item in wanted)
-    foreign = tuple(item for item in seen if item not in wanted)
-    return ItemCheck(len(expected), missing, duplicated, foreign)
+def check_items(rows: Iterable[Item], expected: Iterable[Item]) -> ItemCheck:
+    """Compare the rows' keys with the expected items (see the module docstring).
+
+    ``expected`` is read once, in run order, and not kept: a generator over a streamed suite's
+    cases holds no list of them.
+    """
+    left = Counter(rows)
+    count = 0
+    missing: list[Item] = []
+    duplicated: list[Item] = []
+    for item in expected:
+        count += 1
+        found = left.pop(item, 0)
+        if found == 0:
+            missing.append(item)
+        elif found > 1:
+            duplicated.append(item)
+    return ItemCheck(count, tuple(missing), tuple(duplicated), tuple(left))

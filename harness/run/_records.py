@@ -135,7 +135,8 @@ class RunManifest:
     shard: dict[str, int] | None = None
     """``{index, count, items}`` of a ``--shard i/n`` run (items: of the whole run), else None."""
     case_ids: list[str] | None = None
-    """The suite's case ids in order (shard runs: ``merge`` restores the single run's order)."""
+    """The suite's case ids in order, written for shard runs only (``merge`` restores the
+    single run's order from them; ``gate`` reads a plain run's cases from its suite file)."""
     merged_from: list[str] | None = None
     """The run ids a ``merge`` joined, else None."""
     partial: dict[str, int] | None = None

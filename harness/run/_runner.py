@@ -310,7 +310,14 @@ def run_suite(
             manifest = RunManifest(**{**manifest.to_dict(), "interrupted": True})
             _write_manifest(run_dir, manifest)
             raise RunInterrupted(RunResult(run_dir, manifest, (), suite)) from None
-    _write_prompts(run_dir, suite)
+        except SuiteError:  # the cases file changed or broke under the run
+            _write_manifest(run_dir, RunManifest(**{**manifest.to_dict(), "interrupted": True}))
+            raise
+    try:
+        _write_prompts(run_dir, suite)
+    except SuiteError:
+        _write_manifest(run_dir, RunManifest(**{**manifest.to_dict(), "interrupted": True}))
+        raise
     stopped_by_budget = (lambda: controls.stopped) if controls is not None else None
     tally = RunTally(
         [m.id for m in chosen],
@@ -368,6 +375,7 @@ def run_suite(
     # Live rows are flushed one by one; replay rows at least every 0.2 s (replay is cheap to
     # redo, and a flush per row would cost more than the rest of a replayed row).
     flush_every = 0.0 if mode != "none" else 0.2
+    broken: SuiteError | None = None
     last_flush = time.monotonic()
     stream = transform_rows(rows) if transform_rows is not None else rows
     with (run_dir / "results.jsonl").open("a", encoding="utf-8", newline="\n") as sink:
@@ -390,6 +398,8 @@ def run_suite(
                     break
         except KeyboardInterrupt:
             stop.set("Ctrl+C")
+        except SuiteError as exc:  # the cases file changed or broke under the run
+            broken = exc
         finally:
             close = getattr(stream, "close", None)
             if stream is not rows and close is not None:
@@ -397,7 +407,7 @@ def run_suite(
             rows.close()  # the pool hands out no more calls
             sink.flush()
             os.fsync(sink.fileno())
-    interrupted = stop.is_set() and tally.rows < total
+    interrupted = (stop.is_set() and tally.rows < total) or broken is not None
     done.sort(key=lambda placed: placed[0])
     tally.finish()
     manifest = RunManifest(
@@ -412,6 +422,8 @@ def run_suite(
         }
     )
     _write_manifest(run_dir, manifest)
+    if broken is not None:  # run.json says interrupted: nothing looks complete
+        raise broken
     kept = tuple(row for _, row in done)
     result = RunResult(run_dir, manifest, kept, suite, tuple(notices), tally)
     if interrupted:

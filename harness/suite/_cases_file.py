@@ -185,8 +185,18 @@ class StreamedCases(Sequence["Case"]):
         self.check_unchanged()
         limit = self._max_bytes
         again = read_cases_file(self._path, max_bytes=limit, validate=False)  # checked at load
+        count = 0
         for index, (_where, data) in enumerate(again):
             yield self._convert(data, index)
+            count += 1
+        self.check_unchanged()  # a rewrite during the walk is not met in silence
+        if count != self._count:
+            raise SuiteError(
+                f"the cases file held {self._count} cases when the suite was loaded and "
+                f"{count} now",
+                source=str(self._path),
+                hint="run again: a suite's cases must not change while it runs",
+            )
 
     @overload
     def __getitem__(self, index: int) -> Case: ...

@@ -138,3 +138,35 @@ def test_a_row_of_a_case_the_suite_does_not_have_is_refused(finished_run: Path) 
     done = planeval("gate", str(run), cwd=finished_run.parents[2])
     assert done.returncode == 3
     assert "1 rows are of a model, case or sample the run was not asked for" in done.stderr
+
+
+def test_a_suite_with_a_cases_file_names_the_missing_items(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A plain run of a suite whose cases are in a cases file is checked against that file,
+    read as a stream (once per model, no list of ids): the missing items are named."""
+    import yaml
+
+    root = tmp_path_factory.mktemp("streamed")
+    make_project(
+        root,
+        models=[{"id": "rb", "provider": "command", "command": "agentic plan --json"}],
+        cases=[{"id": f"c{i}", "goal": f"Goal {i}"} for i in range(3)],
+        extra={"samples": 2},
+    )
+    suite_path = root / "evals" / "demo.yaml"
+    doc = yaml.safe_load(suite_path.read_text())
+    cases = doc.pop("cases")
+    cases_file = root / "evals" / "demo.cases.jsonl"
+    cases_file.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    suite_path.write_text(yaml.safe_dump({**doc, "cases_file": "demo.cases.jsonl"}))
+    for i in range(3):
+        for sample in range(2):
+            write_response(root, "demo", "rb", f"c{i}", PLAN, sample=sample)
+    done = planeval("run", "evals/demo.yaml", "--out", "reports/runs/full", cwd=root)
+    assert done.returncode == 0, done.stderr
+    run = _copy(root / "reports" / "runs" / "full", "cut", keep=4, interrupted=False)
+    state = completeness(load_run(run))
+    assert state.items is not None
+    assert (state.expected, state.items.missing) == (6, (("rb", "c2", 0), ("rb", "c2", 1)))
+    assert planeval("gate", str(run), cwd=root).returncode == 3

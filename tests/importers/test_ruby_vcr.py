@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.importers import import_ruby_vcr
+from harness.importers import ImportResult, import_ruby_vcr
 from harness.recording import ResponseFile, prompt_hash
 
 from ._helpers import files_under
@@ -143,6 +143,12 @@ class TestSecrets:
         assert "<REDACTED>" in ResponseFile.read(recording).response
 
 
+def _first_recording(root: Path, result: ImportResult) -> Path:
+    """Sample 0 of the first case."""
+    case = result.first_cases[0]
+    return root / "plan_fixtures" / result.suite / result.model / case / "sample-0.json"
+
+
 class TestShapes:
     def test_several_answers_for_one_goal_are_samples(self, tmp_path: Path) -> None:
         """Two planner calls with the same goal become samples 0 and 1 of one case."""
@@ -150,19 +156,21 @@ class TestShapes:
         result = import_ruby_vcr(path, root=tmp_path, suite="s", case="ship")
         suite = yaml.safe_load((tmp_path / "evals/s.yaml").read_text())
         assert suite["samples"] == 2
-        assert [p.name for p in result.recordings] == ["sample-0.json", "sample-1.json"]
-        assert all(p.parent.name == "ship" for p in result.recordings)
+        assert result.recording_count == 2
+        folder = tmp_path / "plan_fixtures" / "s" / result.model / "ship"
+        assert sorted(p.name for p in folder.iterdir()) == ["sample-0.json", "sample-1.json"]
 
     def test_plans_in_prose_are_answers_too(self, tmp_path: Path) -> None:
         """An answer with the plan in a ```json fence counts as a planner answer, verbatim."""
         fenced = "Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```"
         result = import_ruby_vcr(_cassette(tmp_path, [_interaction(fenced)]), root=tmp_path)
-        assert ResponseFile.read(result.recordings[0]).response == fenced
+        assert ResponseFile.read(_first_recording(tmp_path, result)).response == fenced
 
     def test_default_names_come_from_file_and_goal(self, tmp_path: Path) -> None:
         """Without --suite/--case the suite is the file stem and the case the goal's slug."""
         result = import_ruby_vcr(_cassette(tmp_path, [_interaction()]), root=tmp_path)
-        assert (result.suite, result.cases) == ("plan_demo", ("ship-a-gem",))
+        assert (result.suite, result.first_cases) == ("plan_demo", ("ship-a-gem",))
+        assert (result.case_count, result.more_cases) == (1, 0)
 
     def test_ruby_binary_bodies_are_read(self, tmp_path: Path) -> None:
         """Ruby VCR's !binary (base64) bodies decode like plain strings."""
@@ -179,7 +187,7 @@ class TestShapes:
         assert "!binary" in text
         path.write_text(text)
         result = import_ruby_vcr(path, root=tmp_path, suite="b")
-        assert json.loads(ResponseFile.read(result.recordings[0]).response) == PLAN
+        assert json.loads(ResponseFile.read(_first_recording(tmp_path, result)).response) == PLAN
 
 
 class TestBadInput:

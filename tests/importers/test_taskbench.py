@@ -77,7 +77,8 @@ class TestImport:
         data, tools = _write(tmp_path, [_record("1"), _record("2", "Draw a dog.")])
         result = import_taskbench(data, tools=tools, root=tmp_path / "p")
         suite = _suite(tmp_path / "p", "taskbench-demo")
-        assert result.suite == "taskbench-demo" and result.cases == ("1", "2")
+        assert result.suite == "taskbench-demo" and result.first_cases == ("1", "2")
+        assert (result.case_count, result.recording_count) == (2, 2)
         cases = imported_cases(tmp_path / "p", "taskbench-demo")
         assert [c["goal"] for c in cases] == ["Draw a cat, then describe it.", "Draw a dog."]
         assert cases[0]["tags"] == ["taskbench", "demo", "chain"]
@@ -256,3 +257,29 @@ class TestSharedGoldSample:
         assert len(run.rows) == {"huggingface": 21, "multimedia": 21, "dailylifeapis": 24}[domain]
         failed = {row.case for row in run.rows if row.status != "pass"}
         assert failed == ({"46051366", "60932031"} if domain == "multimedia" else set())
+
+
+class TestStreamedRead:
+    """Records are read one at a time, in two passes, never the whole file."""
+
+    @pytest.mark.parametrize("shape", ["lines", "list"])
+    def test_the_file_is_never_held_whole(self, tmp_path: Path, shape: str) -> None:
+        """A 15 MB file of 150 large records (JSON Lines or a JSON list) imports with a
+        Python peak well under the file's size (the old reader held its text and parse)."""
+        import tracemalloc
+
+        records = [{**_record(str(i)), "notes": "x" * 100_000} for i in range(150)]
+        data, tools = _write(tmp_path, records)
+        if shape == "list":
+            data.write_text(json.dumps(records), encoding="utf-8")
+        del records
+        size = data.stat().st_size
+        tracemalloc.start()
+        try:
+            result = import_taskbench(data, tools=tools, root=tmp_path / "p", suite="s")
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert (result.case_count, result.recording_count) == (150, 150) and size > 15_000_000
+        assert peak < size / 4, f"peak {peak} bytes for a {size}-byte file"
+        assert imported_cases(tmp_path / "p", "s")[149]["id"] == "149"

@@ -59,7 +59,8 @@ class TestImport:
         )
         result = import_worfbench(path, root=tmp_path / "proj")
         suite = _suite(tmp_path / "proj", "worfbench-demo")
-        assert result.cases == ("demo_1", "demo_2")
+        assert (result.case_count, result.first_cases) == (2, ("demo_1", "demo_2"))
+        assert result.recording_count == 2
         assert [c["goal"] for c in imported_cases(tmp_path / "proj", "worfbench-demo")] == [
             "Fly to Oslo on Friday.",
             "Fly back on Sunday.",
@@ -139,7 +140,7 @@ class TestImport:
         result = import_worfbench(_file(tmp_path, items), root=tmp_path, suite="s", limit=2)
         suite = _suite(tmp_path, "s")
         assert [c["id"] for c in imported_cases(tmp_path, "s")] == ["demo_0", "demo_1"]
-        assert result.skipped == 3
+        assert (result.skipped, result.case_count, result.recording_count) == (3, 2, 2)
         assert "first 2 of 5" in suite["description"]
         assert sorted(p.name for p in (tmp_path / "plan_fixtures/s/worfbench-gold").iterdir()) == [
             "demo_0",
@@ -400,6 +401,11 @@ class TestCasesFile:
         assert "cases" not in doc
         assert doc["cases_file"] == "big.cases.jsonl"
         assert cases_file in result.files
+        assert (result.case_count, result.recording_count) == (count, count)
+        assert result.first_cases == tuple(f"w{i}" for i in range(min(count, 10)))  # a sample
+        recordings = tmp_path / "plan_fixtures" / "big" / "worfbench-gold"
+        assert recordings in result.files  # the folder, not one path per recording
+        assert len(result.files) <= 6
         assert [c["id"] for c in imported_cases(tmp_path, "big")] == [f"w{i}" for i in range(count)]
         suite = load_suite(result.suite_path)
         assert isinstance(suite.cases, StreamedCases)
@@ -446,3 +452,103 @@ class TestCasesFile:
 
         assert [seen(c) for c in again.cases] == [seen(c) for c in inline.cases]
         assert run_suite(again, keep_rows=True).rows == inline_rows
+
+
+class TestStreamedRead:
+    """The file is read an item at a time, in two passes, never whole."""
+
+    def test_the_file_is_never_held_whole(self, tmp_path: Path) -> None:
+        """A 12 MiB file of 300 large items imports with a Python peak well under the file's
+        size (the old reader held its text and its parse: more than twice the file)."""
+        import tracemalloc
+
+        items = [
+            {**worfbench_item(f"w{i}", f"Task {i}.", TOOLS, GOLD), "notes": "x" * 40_000}
+            for i in range(300)
+        ]
+        path = _file(tmp_path, items)
+        del items
+        size = path.stat().st_size
+        tracemalloc.start()
+        try:
+            result = import_worfbench(path, root=tmp_path / "proj", suite="s")
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert result.case_count == 300 and size > 12_000_000
+        assert peak < size / 4, f"peak {peak} bytes for a {size}-byte file"
+
+    def test_a_file_changed_between_the_passes_is_refused(
+        self, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A file rewritten after the first pass (which checked it) is refused with one line,
+        exit 2, and nothing is written: the second pass would write unchecked items."""
+        from harness.importers import _worfbench
+
+        items = [worfbench_item(f"w{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
+        path = _file(tmp_path, items)
+        finish = _worfbench._Survey.finish
+
+        def rewrite_then_finish(survey: Any) -> str:
+            write_json(path, [*items, worfbench_item("extra", "More.", TOOLS)])  # no gold
+            return finish(survey)
+
+        monkeypatch.setattr(_worfbench._Survey, "finish", rewrite_then_finish)
+        root = tmp_path / "proj"
+        root.mkdir()
+        result = cli("import", "worfbench", str(path), "--root", str(root))
+        assert result.exit_code == 2
+        assert "the file changed during the import" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert files_under(root) == set()
+
+    @pytest.mark.parametrize(
+        ("text", "message"),
+        [
+            ("[" * 100_000, "nested too deeply"),  # ijson's own builder would take gigabytes
+            (  # whole items, then text after the list
+                json.dumps([worfbench_item("a", "A.", TOOLS, GOLD)]) + " [1]",
+                "not valid JSON: parse error: trailing garbage",
+            ),
+            ('[{"id": "a", "conversa', "not valid JSON"),  # cut short
+            (b'[{"id": "\xff"}]', "not UTF-8 text"),
+        ],
+    )
+    def test_damaged_lists_are_one_clear_error(
+        self, cli: Any, tmp_path: Path, text: str | bytes, message: str
+    ) -> None:
+        path = tmp_path / "bad.json"
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        root = tmp_path / "proj"
+        root.mkdir()
+        result = cli("import", "worfbench", str(path), "--root", str(root))
+        assert result.exit_code == 2
+        assert message in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert files_under(root) == set()
+
+    def test_a_pipe_is_read_once_and_imported(self, tmp_path: Path) -> None:
+        """A named pipe cannot be read twice: it is read once (bounded) and both passes are
+        made over what came through."""
+        import threading
+
+        items = [worfbench_item(f"w{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
+        fifo = tmp_path / "items.json"
+        os.mkfifo(fifo)
+        text = json.dumps(items).encode()
+
+        def feed() -> None:
+            with open(fifo, "wb") as fh:
+                fh.write(text)
+
+        writer = threading.Thread(target=feed)
+        writer.start()
+        try:
+            result = import_worfbench(fifo, root=tmp_path / "proj", suite="p")
+        finally:
+            writer.join(timeout=10)
+        assert result.first_cases == ("w0", "w1", "w2")
+        assert result.recording_count == 3

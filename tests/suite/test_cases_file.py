@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness._errors import SuiteError
+from harness._errors import RunFormatError, SuiteError
 from harness.suite import StreamedCases, load_suite
 from harness.testing import make_project
 from tests.cli_helpers import run_cli
@@ -259,6 +259,46 @@ class TestStreamedRun:
         with pytest.raises(SuiteError, match="changed after the suite was loaded"):
             run_suite(suite, out=tmp_path / "run")
         assert not (tmp_path / "run").exists()
+
+    @pytest.mark.parametrize("after", [1, 4], ids=["before-prompts", "during-rows"])
+    @pytest.mark.parametrize("mode", ["none", "once"])
+    def test_a_cases_file_changed_during_the_run_leaves_it_interrupted(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, after: int
+    ) -> None:
+        """A cases file rewritten after the check at the run's start (1: before prompts.json
+        is written; 4: once the first model's walk began, rows are being written) stops the
+        run with the SuiteError (replay and live), and run.json says interrupted, with no
+        finish time and the counts of the rows written: nothing looks complete."""
+        from harness.gate import completeness
+        from harness.report import load_run
+        from harness.run import run_suite
+
+        _inline, path = self._pair(tmp_path)
+        suite = load_suite(path)
+        cases_file = path.parent / "demo.cases.jsonl"
+        check = StreamedCases.check_unchanged
+        calls = []
+
+        def check_then_rewrite(cases: StreamedCases) -> None:
+            check(cases)
+            calls.append(None)
+            if len(calls) == after:
+                cases_file.write_text(_jsonl(*CASES[:3]), encoding="utf-8")
+
+        monkeypatch.setattr(StreamedCases, "check_unchanged", check_then_rewrite)
+        with pytest.raises(SuiteError, match="changed after the suite was loaded"):
+            run_suite(suite, out=tmp_path / "run", record_mode=mode)
+        manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+        assert manifest["interrupted"] is True and manifest["finished_at"] is None
+        results = tmp_path / "run" / "results.jsonl"
+        written = len(results.read_text().splitlines()) if results.exists() else 0
+        assert written < 28 and sum(manifest["counts"].values()) == written
+        if not written:  # stopped before any row: no run to judge at all
+            with pytest.raises(RunFormatError, match=r"results\.jsonl"):
+                load_run(tmp_path / "run")
+            return
+        state = completeness(load_run(tmp_path / "run"))
+        assert state.interrupted and not state.complete
 
     def test_indexing_reads_up_to_the_case(self, tmp_path: Path) -> None:
         """``suite.cases[i]`` and slices give what a tuple of the cases gives."""
