@@ -126,7 +126,7 @@ def write_tables(run: LoadedRun, junit_xml: Path, results_csv: Path) -> None:
         _tables(run, junit=junit, csv_out=csv_out, spill_dir=junit_xml.parent)
 
 
-_SPAN = 50_000
+_SPAN = 20_000
 """Rows of results.jsonl read back, and of the tables made, at a time."""
 
 
