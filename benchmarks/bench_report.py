@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _installed_env import installed_env
 from _paired import add_pairs_option, loads_loop, paired
@@ -49,7 +50,7 @@ CHECKS = (
 )
 
 
-def _plan(case: int, model: int, tasks: int) -> dict:
+def _plan(case: int, model: int, tasks: int) -> dict[str, Any]:
     ids = [f"t{case}_{model}_{i}" for i in range(tasks)]
     return {
         "plan_id": f"bench-{case}-{model}",
