@@ -8,7 +8,10 @@ pass over both files), and report.html and the compare page each under 10 MB (re
 case table past 1 MB is in its side folder ``report-data-*/``, whose size is printed apart).
 
     python benchmarks/bench_report.py [--cases 1000 --models 20 --samples 10] [--keep DIR]
-        [--pairs P] [--as-is]
+        [--pairs P] [--as-is] [--only report|compare]
+
+With ``--keep DIR`` the runs DIR/base and DIR/cand are made once and reused (or bring your
+own: link them there); the row counts printed are those of the files measured.
 
 The commands and their floors are timed as separate processes in alternating pairs
 (``benchmarks/_paired.py``: median of the paired ratios with their spread, CPU and wall, peak
@@ -26,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _installed_env import installed_env
 from _paired import add_pairs_option, loads_loop, paired
@@ -47,7 +51,7 @@ CHECKS = (
 )
 
 
-def _plan(case: int, model: int, tasks: int) -> dict:
+def _plan(case: int, model: int, tasks: int) -> dict[str, Any]:
     ids = [f"t{case}_{model}_{i}" for i in range(tasks)]
     return {
         "plan_id": f"bench-{case}-{model}",
@@ -140,6 +144,16 @@ def make_run(
     (run_dir / "run.json").write_text(json.dumps(manifest.to_dict()), encoding="utf-8")
 
 
+def count_rows(results: Path) -> int:
+    """The lines of a results.jsonl (one row each), read in blocks."""
+    rows, tail = 0, b"\n"
+    with results.open("rb") as f:
+        while block := f.read(1 << 24):
+            rows += block.count(b"\n")
+            tail = block[-1:]
+    return rows + (tail != b"\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -152,6 +166,9 @@ def main() -> None:
     ap.add_argument(
         "--keep", type=Path, help="write the runs here and keep them (reused when already there)"
     )
+    ap.add_argument(
+        "--only", choices=("report", "compare"), help="measure only this command (default: both)"
+    )
     a = ap.parse_args()
     root = a.keep or Path(tempfile.mkdtemp(prefix="planeval-bench-"))
     try:
@@ -161,50 +178,60 @@ def main() -> None:
             shutil.rmtree(root / "cand", ignore_errors=True)
             make_run(root / "base", a.cases, a.models, a.samples, 0.0, seed=1)
             make_run(root / "cand", a.cases, a.models, a.samples, 0.02, seed=2)
-        rows = a.cases * a.models * a.samples
-        size = (root / "base" / "results.jsonl").stat().st_size
+        base, cand = root / "base" / "results.jsonl", root / "cand" / "results.jsonl"
+        rows = count_rows(base)
         print(
-            f"2 runs of {rows:,} rows ({size / 1e6:.0f} MB each) ready "
-            f"in {time.perf_counter() - t:.1f}s"
+            f"runs of {rows:,} and {count_rows(cand):,} rows ({base.stat().st_size / 1e6:.0f} MB "
+            f"and {cand.stat().st_size / 1e6:.0f} MB) ready in {time.perf_counter() - t:.1f}s"
         )
 
         env = installed_env(root / "pycache", as_is=a.as_is)
         py = [sys.executable, "-m", "harness"]
-        base, cand = root / "base" / "results.jsonl", root / "cand" / "results.jsonl"
-        report = paired(
-            f"planeval report, {rows:,} rows",
-            [*py, "report", str(root / "base")],
-            loads_loop(base),
-            target=2.0,
-            pairs=a.pairs,
-            env=env,
-        )
-        report.print()
-        page = root / "compare.html"
-        compare = paired(
-            "planeval compare --format html (floor: both runs)",
-            [*py, "compare", str(root / "base"), str(root / "cand"), "--format", "html"],
-            loads_loop(base, cand),
-            target=2.0,
-            pairs=a.pairs,
-            env=env,
-            stdout=page,
-        )
-        compare.print()
-        html = (root / "base" / "report.html").stat().st_size
-        side = [f for d in (root / "base").glob("report-data-*") for f in d.iterdir()]
-        side_mb = sum(f.stat().st_size for f in side) / 1e6
-        md = len((root / "base" / "summary.md").read_text(encoding="utf-8"))
-        print(
-            f"report.html: {html / 1e6:.2f} MB (side folder {side_mb:.2f} MB, {len(side)} files), "
-            f"compare page: {page.stat().st_size / 1e6:.2f} MB "
-            f"(target < 10 MB each); summary.md: {md:,} characters (limit 60,000)"
-        )
-        sizes_ok = html < 10_000_000 and page.stat().st_size < 10_000_000 and md < 60_000
-        print("page sizes: " + ("met" if sizes_ok else "MISSED"))
+        if a.only != "compare":
+            _measure_report(root, rows, py, env, a.pairs)
+        if a.only != "report":
+            _measure_compare(root, py, env, a.pairs)
     finally:
         if a.keep is None:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def _measure_report(root: Path, rows: int, py: list[str], env: dict[str, str], pairs: int) -> None:
+    paired(
+        f"planeval report, {rows:,} rows",
+        [*py, "report", str(root / "base")],
+        loads_loop(root / "base" / "results.jsonl"),
+        target=2.0,
+        pairs=pairs,
+        env=env,
+    ).print()
+    html = (root / "base" / "report.html").stat().st_size
+    side = [f for d in (root / "base").glob("report-data-*") for f in d.iterdir()]
+    side_mb = sum(f.stat().st_size for f in side) / 1e6
+    md = len((root / "base" / "summary.md").read_text(encoding="utf-8"))
+    print(
+        f"report.html: {html / 1e6:.2f} MB (target < 10 MB; side folder {side_mb:.2f} MB, "
+        f"{len(side)} files); summary.md: {md:,} characters (limit 60,000): "
+        + ("met" if html < 10_000_000 and md < 60_000 else "MISSED")
+    )
+
+
+def _measure_compare(root: Path, py: list[str], env: dict[str, str], pairs: int) -> None:
+    page = root / "compare.html"
+    paired(
+        "planeval compare --format html (floor: both runs)",
+        [*py, "compare", str(root / "base"), str(root / "cand"), "--format", "html"],
+        loads_loop(root / "base" / "results.jsonl", root / "cand" / "results.jsonl"),
+        target=2.0,
+        pairs=pairs,
+        env=env,
+        stdout=page,
+    ).print()
+    size = page.stat().st_size
+    print(
+        f"compare page: {size / 1e6:.2f} MB (target < 10 MB): "
+        + ("met" if size < 1e7 else "MISSED")
+    )
 
 
 if __name__ == "__main__":

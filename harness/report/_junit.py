@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TextIO
 from xml.sax.saxutils import escape, quoteattr
 
 import msgspec
@@ -16,7 +16,7 @@ import numpy as np
 from harness.report._load import LoadedRun
 from harness.report._scan import RowFile, decode_row
 
-__all__ = ["junit_parts", "render_junit", "write_csv", "write_junit"]
+__all__ = ["render_junit", "write_csv", "write_junit", "write_tables"]
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -35,14 +35,6 @@ def _a(text: Any) -> str:
     return quoteattr(_BAD_XML.sub("?", s))
 
 
-def _testcase(row: Any, classname: str) -> str:
-    """A row's <testcase> as for a passing row (``render_junit`` adds the failure or error);
-    ``classname`` is the quoted ``suite.model`` attribute."""
-    name = f"{row.case}[{row.model}-s{row.sample}]"
-    seconds = (row.latency_ms or 0) / 1000
-    return f'<testcase classname={classname} name={_a(name)} time="{seconds:.3f}"/>'
-
-
 _NO_ERROR = {"check": "?", "message": "failed"}
 _SEP = "\ue000"
 """Joins the texts escaped in one pass (a private-use character: not escaped, not replaced)."""
@@ -56,36 +48,37 @@ def _escape_all(texts: list[str]) -> list[str]:
     return escape(_BAD_XML.sub("?", joined)).split(_SEP)
 
 
-def _bodies(rows: list[Any], which: list[int]) -> list[str]:
-    """The <failure> or <error> element of each row of ``which`` (rows that did not pass)."""
+def _bodies(statuses: list[str], violations: list[Any], details: list[Any]) -> list[str]:
+    """The <failure> or <error> element of each row that did not pass (its status, its
+    violations, its detail)."""
     opens, texts, closes = [], [], []
-    for i in which:
-        row = rows[i]
-        status = row.status
+    for status, found, detail in zip(statuses, violations, details, strict=True):
         if status == "fail":
-            violations = row.violations or []
-            errors = [v for v in violations if v.get("severity", "error") == "error"]
+            errors, lines = [], []
+            for v in found or ():
+                get = v.get
+                severity, task = get("severity", "error"), get("task")
+                if severity == "error":
+                    errors.append(v)
+                    sev = ""
+                else:
+                    sev = f" ({severity})"
+                where = f"{task}: " if task else ""
+                lines.append(f"[{get('check')}{sev}] {where}{get('message')} ({get('path', '')})")
             first = errors[0] if errors else _NO_ERROR
             msg = (
                 f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
             )
-            lines = []
-            for v in violations:
-                where = f"{v.get('task')}: " if v.get("task") else ""
-                sev = "" if v.get("severity", "error") == "error" else f" ({v.get('severity')})"
-                lines.append(
-                    f"[{v.get('check')}{sev}] {where}{v.get('message')} ({v.get('path', '')})"
-                )
             opens.append(f'<failure type="violations" message={_a(msg)}>')
             texts.append("\n".join(lines))
             closes.append("</failure>")
         elif status == "unparseable":
-            msg = row.detail or "no plan could be read from the answer"
+            msg = detail or "no plan could be read from the answer"
             opens.append(f'<failure type="unparseable" message={_a(msg)}>')
             texts.append(str(msg))
             closes.append("</failure>")
         else:  # missing / stale / error are not plan failures: JUnit errors
-            msg = row.detail or status
+            msg = detail or status
             opens.append(f"<error type={_a(status)} message={_a(msg)}>")
             texts.append(str(msg))
             closes.append("</error>")
@@ -99,100 +92,175 @@ def _plain(values: Any) -> bool:
 
 def render_junit(run: LoadedRun) -> str:
     """The run as JUnit XML: one <testsuite> per model, one <testcase> per row."""
-    return "".join(junit_parts(run))
+    out = io.BytesIO()
+    _tables(run, junit=out)
+    return out.getvalue().decode("utf-8")
 
 
 def write_junit(run: LoadedRun, path: Path) -> None:
-    """``render_junit`` written to ``path`` one testsuite at a time (never the whole text)."""
-    with path.open("w", encoding="utf-8", newline="\n") as out:
-        for part in junit_parts(run):
-            out.write(part)
+    """``render_junit`` written to ``path`` (a piece at a time, never the whole text)."""
+    with path.open("wb") as out:
+        _tables(run, junit=out, spill_dir=path.parent)
 
 
-_JUNIT_BLOCK = 20_000
-"""Rows of a model's <testsuite> made at a time (the failing ones read back from the file)."""
+def write_csv(run: LoadedRun, path: Path) -> None:
+    """One line per result row: ids, status, failed checks, counts, latency, tokens, detail.
 
-
-def junit_parts(run: LoadedRun) -> Iterator[str]:
-    """The text of ``render_junit`` in pieces: the head, each model's <testsuite> in blocks
-    of ``_JUNIT_BLOCK`` rows, the tail.
-
-    Every row of a model is first written as a passing <testcase> from the run's columns;
-    those that did not pass (and the few whose latency is not a number) are then read back
-    from results.jsonl for their failure or error. The ids are escaped once per distinct
-    case and model, not once per row.
+    The lines are joined here, column by column, with the stdlib csv writer's rules
+    (``csv.writer`` defaults: comma, minimal quoting, ``\\r\\n``); a cell that needs quoting is
+    quoted by that writer. (pandas' to_csv took seconds on a 200,000-row run, and the csv
+    writer over every cell a second.) Cells come from the run's columns (checks, tags and
+    details once per distinct value); the violation count and the recording are read in one
+    pass over results.jsonl (``_SPAN`` rows at a time).
     """
-    f = run.frame
-    codes, models = run.model_codes  # models in order of first row
-    plain = _plain(f["case"].unique()) and _plain(models)
-    status = f["status"].to_numpy()
-    passed = status == "pass"
-    cases = f["case"].to_numpy()
-    samples = f["sample"].to_numpy()
-    latency = f["latency_ms"].to_numpy()
-    unread = np.isnan(latency)  # None or NaN: the row itself says which
-    by_model = np.argsort(codes, kind="stable")
-    bounds = np.cumsum(np.bincount(codes, minlength=len(models))).tolist()
-    yield '<?xml version="1.0" encoding="UTF-8"?>\n'
-    yield f"<testsuites name={_a('planeval ' + run.suite)}>\n"
-    for m, model in enumerate(models):
-        mine = by_model[bounds[m - 1] if m else 0 : bounds[m]]
-        classname = _a(run.suite + "." + model)
-        states = status[mine]
-        failures = int(np.isin(states, ("fail", "unparseable")).sum())
-        errors = int(np.isin(states, ("missing", "stale", "error")).sum())
-        yield (
-            f'<testsuite name={classname} tests="{len(mine)}" '
-            f'failures="{failures}" errors="{errors}" skipped="0">\n'
-        )
-        for start in range(0, len(mine), _JUNIT_BLOCK):
-            part = mine[start : start + _JUNIT_BLOCK]
+    with path.open("w", encoding="utf-8", newline="") as out:
+        _tables(run, csv_out=out)
+
+
+def write_tables(run: LoadedRun, junit_xml: Path, results_csv: Path) -> None:
+    """``write_junit`` and ``write_csv`` in one pass over results.jsonl."""
+    with (
+        junit_xml.open("wb") as junit,
+        results_csv.open("w", encoding="utf-8", newline="") as csv_out,
+    ):
+        _tables(run, junit=junit, csv_out=csv_out, spill_dir=junit_xml.parent)
+
+
+_SPAN = 20_000
+"""Rows of results.jsonl read back, and of the tables made, at a time."""
+
+
+class _Rest(msgspec.Struct, gc=False):
+    """What junit.xml and results.csv read of a row beyond the run's columns."""
+
+    violations: list[Any] | None = None
+    latency_ms: int | float | None = None
+    recording: Any = None
+
+
+_REST_DECODER = msgspec.json.Decoder(_Rest)
+
+
+def _rest(rows: RowFile, first: int, stop: int, text: bytes) -> list[Any]:
+    """Rows ``first`` to ``stop`` of a span of results.jsonl, as ``_Rest`` (or ``Row``)."""
+    try:
+        found = _REST_DECODER.decode_lines(text)
+        if len(found) == stop - first:
+            return found
+    except msgspec.DecodeError:  # a row only the stdlib reads (NaN, bytes not UTF-8)
+        pass
+    return [_one_rest(line) for line in rows.split(first, stop, text)]
+
+
+def _one_rest(line: bytes) -> Any:
+    try:
+        return _REST_DECODER.decode(line)
+    except msgspec.DecodeError:
+        return decode_row(line)
+
+
+def _tables(
+    run: LoadedRun,
+    *,
+    junit: BinaryIO | None = None,
+    csv_out: TextIO | None = None,
+    spill_dir: Path | None = None,
+) -> None:
+    """junit.xml and/or results.csv, made in one pass over results.jsonl, ``_SPAN`` rows at
+    a time: the csv lines are written as they are made; each model's <testcase> elements
+    are appended to a spill file (in the output's folder, unnamed) and copied into junit.xml
+    model by model at the end, so no row is read twice and none is held."""
+    if run.scanned is None or not isinstance(run.rows, RowFile):
+        raise TypeError("the report's tables need a run read by load_run")
+    cells = _CsvCells(run) if csv_out is not None else None
+    cases = _JunitCases(run) if junit is not None else None
+    if cells is not None and csv_out is not None:
+        csv_out.write(cells.header)
+    with tempfile.TemporaryFile(dir=spill_dir) as spill:
+        for first, stop, text in run.rows.spans(_SPAN):
+            rest = _rest(run.rows, first, stop, text)
+            if cells is not None and csv_out is not None:
+                csv_out.write(cells.lines(first, stop, rest))
+            if cases is not None:
+                cases.spill(first, stop, rest, spill)
+        if cases is not None and junit is not None:
+            cases.write(spill, junit)
+
+
+class _JunitCases:
+    """junit.xml made from the run's columns and each span's rows."""
+
+    def __init__(self, run: LoadedRun) -> None:
+        f = run.frame
+        self.codes, models = run.model_codes  # models in order of first row
+        self.models: list[str] = list(models)
+        self.plain = _plain(f["case"].unique()) and _plain(self.models)
+        self.suite = run.suite
+        self.classnames = [_a(run.suite + "." + model) for model in self.models]
+        self.status = f["status"].to_numpy()
+        self.passed = self.status == "pass"
+        self.cases = f["case"].to_numpy()
+        self.samples = f["sample"].to_numpy()
+        self.latency = f["latency_ms"].to_numpy()
+        self.unread = np.isnan(self.latency)  # None or NaN: the row itself says which
+        self.details = run.scanned.details if run.scanned is not None else {}
+        self.segments: list[list[tuple[int, int]]] = [[] for _ in self.models]
+
+    def spill(self, first: int, stop: int, rest: list[Any], spill: BinaryIO) -> None:
+        """Append each model's <testcase> elements of rows ``first`` to ``stop`` to ``spill``
+        (``rest``: those rows' ``_Rest``)."""
+        codes = self.codes[first:stop]
+        order = np.argsort(codes, kind="stable")
+        bounds = np.cumsum(np.bincount(codes, minlength=len(self.models))).tolist()
+        for m, model in enumerate(self.models):
+            mine = order[bounds[m - 1] if m else 0 : bounds[m]]
+            if not len(mine):
+                continue
+            rows = mine + first
+            classname = self.classnames[m]
             texts = _testcases(
                 classname,
                 model,
-                plain,
-                cases[part].tolist(),
-                samples[part].tolist(),
-                latency[part].tolist(),
+                self.plain,
+                self.cases[rows].tolist(),
+                self.samples[rows].tolist(),
+                self.latency[rows].tolist(),
             )
-            read = np.flatnonzero(~passed[part] | unread[part]).tolist()
-            rows = _read_failed(run, part[read].tolist())
-            for k, row in zip(read, rows, strict=True):
-                if unread[part[k]]:
-                    texts[k] = _testcase(row, classname)
-            failed = [j for j, k in enumerate(read) if not passed[part[k]]]
-            for j, body in zip(failed, _bodies(rows, failed), strict=True):
-                k = read[j]
+            for k in np.flatnonzero(self.unread[rows]).tolist():
+                i = int(rows[k])
+                name = f"{self.cases[i]}[{model}-s{self.samples[i]}]"
+                seconds = (rest[i - first].latency_ms or 0) / 1000
+                texts[k] = f'<testcase classname={classname} name={_a(name)} time="{seconds:.3f}"/>'
+            failed = np.flatnonzero(~self.passed[rows]).tolist()
+            which = rows[failed].tolist()
+            bodies = _bodies(
+                self.status[which].tolist(),
+                [rest[i - first].violations for i in which],
+                [self.details.get(i) for i in which],
+            )
+            for k, body in zip(failed, bodies, strict=True):
                 texts[k] = f"{texts[k][:-2]}>{body}</testcase>"
-            yield "\n".join(texts) + "\n"
-        yield "</testsuite>\n"
-    yield "</testsuites>\n"
+            data = ("\n".join(texts) + "\n").encode("utf-8")
+            self.segments[m].append((spill.tell(), len(data)))
+            spill.write(data)
 
-
-class _Failed(msgspec.Struct, gc=False):
-    """What a <testcase> reads of a row beyond the run's columns."""
-
-    case: str
-    model: str
-    sample: int
-    status: str
-    violations: list[Any] | None = None
-    latency_ms: int | float | None = None
-    detail: Any = None
-
-
-_FAILED_DECODER = msgspec.json.Decoder(_Failed)
-
-
-def _read_failed(run: LoadedRun, indices: list[int]) -> list[Any]:
-    """The rows at ``indices`` (read back from results.jsonl: only what a <testcase> shows)."""
-    if not isinstance(run.rows, RowFile):
-        return run.take(indices)
-    lines = run.rows.lines(indices)
-    try:
-        return _FAILED_DECODER.decode_lines(b"\n".join(lines))
-    except msgspec.DecodeError:  # a row only the stdlib reads (NaN, bytes not UTF-8)
-        return list(map(decode_row, lines))
+    def write(self, spill: BinaryIO, out: BinaryIO) -> None:
+        """junit.xml: the head, each model's <testsuite> with its spilled elements, the tail."""
+        out.write(b'<?xml version="1.0" encoding="UTF-8"?>\n')
+        out.write(f"<testsuites name={_a('planeval ' + self.suite)}>\n".encode())
+        for m, classname in enumerate(self.classnames):
+            states = self.status[self.codes == m]
+            failures = int(np.isin(states, ("fail", "unparseable")).sum())
+            errors = int(np.isin(states, ("missing", "stale", "error")).sum())
+            out.write(
+                f'<testsuite name={classname} tests="{len(states)}" '
+                f'failures="{failures}" errors="{errors}" skipped="0">\n'.encode()
+            )
+            for offset, length in self.segments[m]:
+                spill.seek(offset)
+                out.write(spill.read(length))
+            out.write(b"</testsuite>\n")
+        out.write(b"</testsuites>\n")
 
 
 def _testcases(
@@ -245,70 +313,92 @@ def _joined(run: LoadedRun, outcome: str) -> list[str]:
     ]
 
 
-_BLOCK = 20_000
-"""Rows of results.csv made and written at a time (memory is reused from block to block)."""
+def _nan_to_blank(cells: list[str], missing: np.ndarray) -> list[str]:
+    """``cells`` with "" where ``missing`` (a bool array) is true."""
+    for i in np.flatnonzero(missing).tolist():
+        cells[i] = ""
+    return cells
 
 
-class _CsvRow(msgspec.Struct, gc=False):
-    """What results.csv reads of a row beyond the run's columns."""
-
-    violations: list[Any] | None = None
-    task_count: int | None = None
-    tags: Any = None
-    detail: Any = None
-    recording: Any = None
-
-
-_CSV_DECODER = msgspec.json.Decoder(_CsvRow)
-
-
-def _csv_rows(lines: list[bytes]) -> list[Any]:
-    try:
-        return _CSV_DECODER.decode_lines(b"\n".join(lines))
-    except msgspec.DecodeError:  # a row only the stdlib reads (NaN, bytes not UTF-8)
-        return [decode_row(line) for line in lines]
-
-
-def write_csv(run: LoadedRun, path: Path) -> None:
-    """One line per result row: ids, status, failed checks, counts, latency, tokens, detail.
-
-    The lines are joined here, column by column, with the stdlib csv writer's rules
-    (``csv.writer`` defaults: comma, minimal quoting, ``\\r\\n``); a cell that needs quoting is
-    quoted by that writer. (pandas' to_csv took seconds on a 200,000-row run, and the csv
-    writer over every cell a second.) ``_BLOCK`` rows at a time, read back from results.jsonl
-    in one pass.
-    """
-    f = run.frame
-    sets = run.check_sets.ids
-    failed, warned = _joined(run, "fail"), _joined(run, "warn")
-    ids = {name: f[name].to_numpy() for name in ("suite", "case", "model", "sample", "status")}
-    numbers = {name: f[name].to_numpy() for name in ("latency_ms", "tokens_in", "tokens_out")}
-    blocks = run.rows.blocks(_BLOCK) if isinstance(run.rows, RowFile) else None
-    with path.open("w", encoding="utf-8", newline="") as out:
-        for start in range(0, len(f), _BLOCK):
-            block = slice(start, start + _BLOCK)
-            part = _csv_rows(next(blocks)) if blocks is not None else run.rows[block]
-            which = sets[block].tolist()
-            columns: dict[str, list[Any]] = {
-                **{name: values[block].tolist() for name, values in ids.items()},
-                "failed_checks": [failed[i] for i in which],
-                "warned_checks": [warned[i] for i in which],
-                "violations": [len(r.violations or ()) for r in part],
-                "task_count": ["" if r.task_count is None else r.task_count for r in part],
-                "latency_ms": ["" if x != x else x for x in numbers["latency_ms"][block].tolist()],
-                "tokens_input": _ints(numbers["tokens_in"][block]),
-                "tokens_output": _ints(numbers["tokens_out"][block]),
-                "tags": [";".join(map(str, r.tags or ())) for r in part],
-                "detail": [r.detail or "" for r in part],
-                "recording": [r.recording or "" for r in part],
-            }
-            if start == 0:
-                out.write(",".join(_column(list(columns))) + "\r\n")
-            cells = [_column(c) for c in columns.values()]
-            out.write("\r\n".join(map(",".join, zip(*cells, strict=True))))
-            out.write("\r\n")
-
-
-def _ints(values: Any) -> list[Any]:
+def _count_cells(values: np.ndarray) -> list[str]:
     """Counts read as floats (NaN: none) as the ints the csv shows ("" for none)."""
-    return ["" if x != x else int(x) for x in values.tolist()]
+    missing = np.isnan(values)
+    present = values[~missing]
+    if len(present) and not np.all(np.abs(present) < 2.0**62):  # huge, or infinite: as before
+        return ["" if x != x else str(int(x)) for x in values.tolist()]
+    whole = np.where(missing, 0, values).astype(np.int64)
+    return _nan_to_blank(list(map(str, whole.tolist())), missing)
+
+
+_HEADER = (
+    "suite",
+    "case",
+    "model",
+    "sample",
+    "status",
+    "failed_checks",
+    "warned_checks",
+    "violations",
+    "task_count",
+    "latency_ms",
+    "tokens_input",
+    "tokens_output",
+    "tags",
+    "detail",
+    "recording",
+)
+
+
+class _CsvCells:
+    """results.csv lines made from the run's columns and each span's rows."""
+
+    def __init__(self, run: LoadedRun) -> None:
+        f = run.frame
+        scanned = run.scanned
+        assert scanned is not None  # checked by _tables
+        self.header = ",".join(_column(list(_HEADER))) + "\r\n"
+        self.sets = run.check_sets.ids
+        self.failed = _column(_joined(run, "fail"))
+        self.warned = _column(_joined(run, "warn"))
+        self.tags = _column([";".join(map(str, t or ())) for t in scanned.tag_values])
+        self.tag_ids = scanned.tag_ids
+        self.details = scanned.details
+        self.detail_rows = np.fromiter(self.details, dtype=np.int64, count=len(self.details))
+        self.ids = [f[name].to_numpy() for name in ("suite", "case", "model")]
+        self.samples, self.status = f["sample"].to_numpy(), f["status"].to_numpy()
+        task_count = f["task_count"]
+        self.no_tasks = task_count.isna().to_numpy()
+        self.tasks = task_count.to_numpy(dtype=np.int64, na_value=0)
+        self.latency = f["latency_ms"].to_numpy()
+        self.no_latency = np.isnan(self.latency)
+        self.tokens_in, self.tokens_out = f["tokens_in"].to_numpy(), f["tokens_out"].to_numpy()
+
+    def lines(self, first: int, stop: int, rest: list[Any]) -> str:
+        """The lines of rows ``first`` to ``stop`` (``rest``: those rows' ``_Rest``)."""
+        block = slice(first, stop)
+        which = self.sets[block].tolist()
+        detail = [""] * (stop - first)
+        lo, hi = np.searchsorted(self.detail_rows, (first, stop)).tolist()
+        for i in self.detail_rows[lo:hi].tolist():
+            detail[i - first] = self.details[i] or ""
+        columns: list[list[str]] = [
+            *(_column(values[block].tolist()) for values in self.ids),
+            list(map(str, self.samples[block].tolist())),
+            _column(self.status[block].tolist()),
+            [self.failed[i] for i in which],
+            [self.warned[i] for i in which],
+            [str(len(r.violations or ())) for r in rest],
+            _nan_to_blank(list(map(str, self.tasks[block].tolist())), self.no_tasks[block]),
+            _nan_to_blank(list(map(str, self.latency[block].tolist())), self.no_latency[block]),
+            _count_cells(self.tokens_in[block]),
+            _count_cells(self.tokens_out[block]),
+            [self.tags[i] for i in self.tag_ids[block].tolist()],
+            _column(detail),
+            _column([r.recording or "" for r in rest]),
+        ]
+        # Every cell followed by its separator, made by slice assignment (no per-row join).
+        width = len(columns)
+        flat: list[Any] = ([None, ","] * (width - 1) + [None, "\r\n"]) * (stop - first)
+        for k, cells in enumerate(columns):
+            flat[2 * k :: 2 * width] = cells
+        return "".join(flat)

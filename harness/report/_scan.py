@@ -515,6 +515,30 @@ class RowFile(Sequence[Row]):
                 ]
                 i = j
 
+    def spans(self, rows: int) -> Iterator[tuple[int, int, bytes]]:
+        """(first row, row after the last, text) of at most ``rows`` consecutive rows at a
+        time, in file order: the file's bytes from the first row's line to the end of the
+        last's, read at once (lines between rows are blank: JSON Lines decoders skip them)."""
+        n = len(self)
+        starts, ends = self._starts, self._ends
+        with self._open() as f:
+            for i in range(0, n, rows):
+                j = min(n, i + rows)
+                first, last = int(starts[i]), int(ends[j - 1])
+                f.seek(first)
+                text = f.read(last - first)
+                if len(text) != last - first:
+                    raise self._changed()
+                yield i, j, text
+
+    def split(self, first: int, stop: int, text: bytes) -> list[bytes]:
+        """The lines of rows ``first`` to ``stop`` (not included) in ``text``, a span read by
+        ``spans``."""
+        base = int(self._starts[first])
+        starts = (self._starts[first:stop] - base).tolist()
+        ends = (self._ends[first:stop] - base).tolist()
+        return [text[s:e] for s, e in zip(starts, ends, strict=True)]
+
     def _open(self) -> Any:
         try:
             return self.path.open("rb")

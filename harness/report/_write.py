@@ -16,7 +16,7 @@ from harness._errors import InfrastructureError
 from harness._redaction import scrub_bytes
 from harness.report._aggregate import Summary, summarize
 from harness.report._html import DATA_PREFIX, ReportPage, render_report_page
-from harness.report._junit import write_csv, write_junit
+from harness.report._junit import write_tables
 from harness.report._load import LoadedRun, load_run
 from harness.report._markdown import render_summary_md
 
@@ -146,10 +146,8 @@ def _write_summary_md(summary: Summary, baseline: Baseline | None, path: Path) -
 
 
 def _write_tables(loaded: LoadedRun, junit_xml: Path, results_csv: Path) -> None:
-    with atomic_path(junit_xml) as tmp:
-        write_junit(loaded, tmp)
-    with atomic_path(results_csv) as tmp:
-        write_csv(loaded, tmp)
+    with atomic_path(junit_xml) as junit, atomic_path(results_csv) as csv:
+        write_tables(loaded, junit, csv)
 
 
 class _Fork:

@@ -79,3 +79,22 @@ def test_bench_execute_names_a_missing_dir(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "no such folder" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_bench_report_names_the_rows_of_the_runs_it_keeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--keep DIR with runs of other sizes: the label counts their rows (it used to print
+    --cases x --models x --samples, 200,000 by default, whatever it measured)."""
+    import bench_report
+
+    bench_report.make_run(tmp_path / "base", 3, 2, 1, 0.0, seed=1)
+    bench_report.make_run(tmp_path / "cand", 2, 2, 1, 0.0, seed=2)
+    measured: list[int] = []
+    monkeypatch.setattr(bench_report, "_measure_report", lambda _r, rows, *_: measured.append(rows))
+    monkeypatch.setattr(
+        sys, "argv", ["bench_report.py", "--keep", str(tmp_path), "--only", "report"]
+    )
+    bench_report.main()
+    assert "runs of 6 and 4 rows" in capsys.readouterr().out
+    assert measured == [6]

@@ -17,8 +17,8 @@ import pytest
 
 import harness.report._scan as scan
 from harness._errors import RunFormatError
-from harness.report import load_run, write_report
-from tests.report.test_columnar import RUNS, _run
+from harness.report import load_run, render_junit, write_csv, write_report
+from tests.report.test_columnar import RUNS, _csv_by_row, _junit_by_row, _run
 
 FILES = ("summary.md", "report.html", "junit.xml", "results.csv")
 
@@ -127,3 +127,32 @@ def test_loading_holds_a_fraction_of_the_file(
         tracemalloc.stop()
     assert len(loaded.rows) == 3_000 and loaded.rows[2_999].plan == plan
     assert peak < size / 2, f"loading peaked at {peak:,} bytes for a {size:,}-byte file"
+
+
+def test_tables_read_rows_only_the_stdlib_reads(tmp_path: Path) -> None:
+    """results.csv and junit.xml read the rows back in spans of the file: a NaN, a byte that
+    is not UTF-8, blank and CRLF lines inside a span still give the row-by-row files."""
+    lines = [
+        json.dumps(
+            _row(
+                f"c{i}",
+                status=("pass", "fail", "error")[i % 3],
+                violations=[{"check": "acyclic", "message": f"m{i % 2}"}] if i % 3 == 1 else [],
+                latency_ms=12.5,
+                recording=f"r{i},x.json",
+                detail="why" if i % 3 == 2 else None,
+            )
+        )
+        + ("\r\n" if i == 4 else "\n")
+        for i in range(9)
+    ]
+    lines[3] = json.dumps(_row("c3", latency_ms=math.nan, status="fail")) + "\n"
+    lines[6] = lines[6].replace('"why"', '"wh\\u00ff"')
+    lines.insert(5, "\n  \n")
+    run = _write(tmp_path, lines)
+    data = (run / "results.jsonl").read_bytes()
+    (run / "results.jsonl").write_bytes(data.replace(b"r6,x", b"r6\xff"))  # not UTF-8
+    loaded = load_run(run)
+    write_csv(loaded, tmp_path / "results.csv")
+    assert (tmp_path / "results.csv").read_bytes().decode() == _csv_by_row(loaded)
+    assert render_junit(loaded) == _junit_by_row(loaded)
