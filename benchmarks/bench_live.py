@@ -97,12 +97,14 @@ def live_project(root: Path, suite: str, url: str, calls: int, extra: dict[str, 
     from harness.testing import make_project
 
     model = {"id": "gpt", "provider": "openai", "model": "gpt-bench", "base_url": url + "/v1"}
-    return make_project(
-        root,
-        suite=suite,
-        models=[model],
-        cases=[{"id": f"case-{i:04d}", "goal": f"Handle request {i}"} for i in range(calls)],
-        extra=extra,
+    return Path(
+        make_project(
+            root,
+            suite=suite,
+            models=[model],
+            cases=[{"id": f"case-{i:04d}", "goal": f"Handle request {i}"} for i in range(calls)],
+            extra=extra,
+        )
     )
 
 
@@ -170,7 +172,7 @@ def rejected(url: str) -> int:
 
 def rate_limited(calls: int, rate: float, pairs: int, env: dict[str, str]) -> None:
     latency = 0.05
-    limits = {"rate_limits": {"openai": {"requests_per_minute": rate * 60}}}
+    limits: dict[str, object] = {"rate_limits": {"openai": {"requests_per_minute": rate * 60}}}
     with (
         tempfile.TemporaryDirectory(prefix="bench-live-") as folder,
         fake_server(rate, latency) as ours,

@@ -22,6 +22,7 @@ wait for, so their CPU is not in the command's figure (the wall is). Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shutil
 import subprocess
@@ -109,7 +110,7 @@ def main() -> None:
                 env=env,
                 ok_codes=(0, 1),
                 floor_ok_codes=(0, 1),
-                before=lambda out=out: shutil.rmtree(out, ignore_errors=True),
+                before=functools.partial(shutil.rmtree, out, ignore_errors=True),
                 floor_before=lambda: shutil.rmtree(run_out, ignore_errors=True),
             )
             result.print()
