@@ -149,6 +149,9 @@ class Paired:
     """Each pair's floor run."""
     memory_target: int | None = None
     """Most bytes the command's peak may exceed the floor's by, or None."""
+    on: str = "cpu"
+    """The figure the target is on: ``cpu``, or ``wall`` for a command whose floor is a disk
+    or a server (fsync per event, calls waiting on an API), where the CPU is not the cost."""
 
     @property
     def cpu_ratios(self) -> list[float]:
@@ -161,9 +164,10 @@ class Paired:
         return [c.wall / max(f.wall, 1e-9) for c, f in zip(self.command, self.floor, strict=True)]
 
     @property
-    def cpu_verdict(self) -> str:
-        """The verdict on the CPU ratios (``report`` when there is no target)."""
-        ratios = self.cpu_ratios
+    def target_verdict(self) -> str:
+        """The verdict on the ratios of the figure ``on`` names, CPU unless told (``report``
+        when there is no target)."""
+        ratios = self.wall_ratios if self.on == "wall" else self.cpu_ratios
         return "report" if self.target is None else verdict(min(ratios), max(ratios), self.target)
 
     @property
@@ -187,7 +191,7 @@ class Paired:
             f"wall {med(wall):.2f}x (spread {min(wall):.2f}-{max(wall):.2f}x)",
         ]
         if self.target is not None:
-            lines.append(f"  target   cpu <= {self.target:g}x: {self.cpu_verdict}")
+            lines.append(f"  target   {self.on} <= {self.target:g}x: {self.target_verdict}")
         over = self.memory_over_floor
         memory = (
             f"  memory   {med(over) / MIB:+.1f} MiB over the floor "
@@ -222,6 +226,7 @@ def paired(
     before: Callable[[], object] | None = None,
     floor_before: Callable[[], object] | None = None,
     floor_ok_codes: tuple[int, ...] = (0,),
+    on: str = "cpu",
 ) -> Paired:
     """Measure ``command`` against ``floor`` in ``pairs`` alternating pairs (at least 5).
 
@@ -230,7 +235,10 @@ def paired(
     unless ``warm`` is False. ``before`` runs (untimed) before each run of the command, e.g. to
     remove the output folder the last run wrote; ``floor_before`` and ``floor_ok_codes`` do the
     same for the floor (a floor that is itself a planeval command, e.g. ``planeval run``).
+    ``on="wall"`` puts the target on the wall ratios (a floor that waits on a disk or a server).
     """
+    if on not in ("cpu", "wall"):
+        raise ValueError(f"on must be 'cpu' or 'wall', not {on!r}")
     if pairs < 5:
         raise SystemExit(f"{name}: at least 5 pairs are needed for a median with a spread")
 
@@ -256,7 +264,7 @@ def paired(
         else:
             theirs.append(run_floor())
             ours.append(run_command())
-    return Paired(name, target, tuple(ours), tuple(theirs), memory_target)
+    return Paired(name, target, tuple(ours), tuple(theirs), memory_target, on)
 
 
 def add_pairs_option(parser: object) -> None:

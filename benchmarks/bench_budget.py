@@ -6,6 +6,8 @@ are billed too). Each scenario runs 40 cases under a budget of 12 calls' real co
 the cap, the server's bill, what planeval counted as spent, the calls billed and the attempts
 whose outcome was unknown. The promise: billed <= cap in every row.
 
+Not a speed figure, so not on ``benchmarks/_paired.py``: the figures are money and counts.
+
 Usage: ``python benchmarks/bench_budget.py``.
 """
 

@@ -1,163 +1,201 @@
-"""Executor overhead per task: linear in plan size, and close to the disk when fsync'ing.
+"""Executor overhead per task, as whole processes: linear in plan size, and close to the disk
+when fsync'ing.
 
-1. The demo agent over a chain (each task needs the previous one) and a wide plan (independent
-   tasks) of 1,000, 10,000 and 100,000 tasks, journal fsync'd every 1,000 events. Prints the
-   time per task and the ratio of the largest plan's time per task to the smallest's
-   (target: within 3x, i.e. linear).
-2. A 300-task chain with fsync on every event, against a bare loop that writes the same
-   journal bytes line by line with ``os.write`` + ``os.fsync`` (target: within 1.5x). The
-   shared disk's fsync time drifts by 2x within minutes, so the two are measured in rounds,
-   back to back, alternating which goes first; each round gives a ratio, and the verdict is
-   on the median ratio (the range is printed beside it). The CPU time per event of both is
-   printed too: it does not depend on the disk, and the executor's extra CPU per event over
-   the bare loop's wall time per event bounds the ratio a free CPU would give.
+Every figure times ``planeval execute PLAN --journal J --backoff 0`` (the demo agent) as its own
+process, as a user runs it, in alternating pairs against a floor (``benchmarks/_paired.py``):
 
-Run:  python benchmarks/bench_execute.py [--sizes 1000,10000,100000] [--repeat N] [--dir DIR]
-          [--fsync-tasks 300] [--fsync-rounds 7] [--only linear|fsync]
-Each large-plan figure is the best of N runs (default 1).
+1. **Linear.** A chain (each task needs the previous one) and a wide plan (independent tasks)
+   of 1,000, 10,000 and 100,000 tasks, journal fsync'd every 1,000 events, each paired with the
+   same command on a 1-task plan (start-up, imports, opening the journal: the least work that
+   executes a plan). Each pair gives the CPU per task with that start-up taken off,
+   (command - floor) / (N - 1); the target is the largest plan's per-task CPU within 3x of the
+   smallest's (linear), on the medians, with the range of the pairs beside it.
+2. **fsync every event.** A 300-task chain with ``--fsync-every 1`` against a fresh interpreter
+   that writes the same journal bytes (from an untimed run) line by line with ``os.write`` +
+   ``os.fsync``. Target: wall within 1.5x (the disk is the cost here, so the verdict is on wall;
+   the shared disk's fsync time drifts by 2x within minutes, which the pairing absorbs). The CPU
+   per event of both is printed too: it does not depend on the disk, and the executor's extra
+   CPU per event over the bare loop's wall per event bounds the ratio a free CPU would give.
+
+Run:  python benchmarks/bench_execute.py [--sizes 1000,10000,100000] [--pairs P] [--dir DIR]
+          [--fsync-tasks 300] [--fsync-pairs 7] [--only linear|fsync] [--as-is]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
+import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from harness.execute import execute
-from harness.plan import Plan
+from _installed_env import installed_env
+from _paired import add_pairs_option, measure, paired, verdict
+
+BARE_WRITE = """\
+import os, sys
+with open(sys.argv[1], "rb") as fh:
+    lines = fh.readlines()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+try:
+    for line in lines:
+        os.write(fd, line)
+        os.fsync(fd)
+finally:
+    os.close(fd)
+"""
+"""The fsync floor: the journal's bytes written line by line, each line fsync'd."""
 
 
-def chain(n: int) -> Plan:
+def chain(n: int) -> dict[str, Any]:
     """Hand-built chain t0 -> t1 -> ..., each needing the previous task's output."""
     tasks: list[dict[str, Any]] = [{"id": "t0", "description": "Step 0"}]
     tasks += [
         {"id": f"t{i}", "description": f"Step {i}", "needs": {"previous": f"t{i - 1}"}}
         for i in range(1, n)
     ]
-    return Plan.from_dict({"plan_id": f"bench-chain-{n}", "goal": "chain", "tasks": tasks})
+    return {"plan_id": f"bench-chain-{n}", "goal": "chain", "tasks": tasks}
 
 
-def wide(n: int) -> Plan:
+def wide(n: int) -> dict[str, Any]:
     """Hand-built wide plan: n independent tasks."""
     tasks = [{"id": f"t{i}", "description": f"Step {i}"} for i in range(n)]
-    return Plan.from_dict({"plan_id": f"bench-wide-{n}", "goal": "wide", "tasks": tasks})
+    return {"plan_id": f"bench-wide-{n}", "goal": "wide", "tasks": tasks}
 
 
-def timed_execute(plan: Plan, journal: Path, fsync_every: int) -> float:
-    """Wall-clock seconds of one execution into a fresh journal."""
-    return timed_execute_cpu(plan, journal, fsync_every)[0]
+def plan_file(root: Path, doc: dict[str, Any]) -> Path:
+    path = root / f"{doc['plan_id']}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
 
 
-def timed_execute_cpu(plan: Plan, journal: Path, fsync_every: int) -> tuple[float, float]:
-    """(wall, CPU) seconds of one execution into a fresh journal (CPU of every thread)."""
-    journal.unlink(missing_ok=True)
-    cpu = time.process_time()
-    began = time.perf_counter()
-    result = execute(plan, journal, backoff=0.0, fsync_every=fsync_every, max_concurrency=4)
-    elapsed = time.perf_counter() - began
-    if not result.ok:
-        raise SystemExit(f"the benchmark plan did not complete: {result.status}")
-    return elapsed, time.process_time() - cpu
+def execute_command(plan: Path, journal: Path, fsync_every: int) -> list[str]:
+    """``planeval execute`` of ``plan`` into ``journal`` (which must not exist yet)."""
+    return [
+        sys.executable,
+        "-m",
+        "harness",
+        "execute",
+        str(plan),
+        "--journal",
+        str(journal),
+        "--backoff",
+        "0",
+        "--fsync-every",
+        str(fsync_every),
+    ]
 
 
-def bare_write_fsync_cpu(lines: list[bytes], path: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of the bare write + fsync loop."""
-    path.unlink(missing_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        cpu = time.process_time()
-        began = time.perf_counter()
-        for line in lines:
-            os.write(fd, line)
-            os.fsync(fd)
-        return time.perf_counter() - began, time.process_time() - cpu
-    finally:
-        os.close(fd)
+def linear(root: Path, sizes: list[int], pairs: int, env: dict[str, str]) -> None:
+    """Per-task CPU of each plan size, start-up taken off; the largest vs the smallest."""
+    journal = root / "journal.jsonl"
 
+    def fresh() -> None:
+        journal.unlink(missing_ok=True)
 
-def fsync_rounds(root: Path, tasks: int, rounds: int) -> None:
-    """The fsync-every-event check: ``rounds`` back-to-back pairs, alternating the order."""
-    plan = chain(tasks)
-    journal = root / "fsync.jsonl"
-    timed_execute_cpu(plan, journal, 1)  # warm-up; its bytes feed the bare loop
-    lines = journal.read_bytes().splitlines(keepends=True)
-    events = len(lines)
-    ratios, ours_cpu, bare_cpu, bare_wall = [], [], [], []
-    for number in range(rounds):
-        if number % 2:
-            bare = bare_write_fsync_cpu(lines, root / "bare")
-            ours = timed_execute_cpu(plan, journal, 1)
-        else:
-            ours = timed_execute_cpu(plan, journal, 1)
-            bare = bare_write_fsync_cpu(lines, root / "bare")
-        ratios.append(ours[0] / bare[0])
-        ours_cpu.append(ours[1])
-        bare_cpu.append(bare[1])
-        bare_wall.append(bare[0])
+    for shape, build in (("chain", chain), ("wide", wide)):
+        floor = execute_command(plan_file(root, build(1)), journal, 1000)
+        per_task: dict[int, list[float]] = {}
+        for n in sizes:
+            result = paired(
+                f"{shape} of {n:,} tasks, fsync every 1,000 events (execute / 1-task plan)",
+                execute_command(plan_file(root, build(n)), journal, 1000),
+                floor,
+                target=None,
+                pairs=pairs,
+                env=env,
+                before=fresh,
+                floor_before=fresh,
+            )
+            result.print()
+            per_task[n] = [
+                (c.cpu - f.cpu) / (n - 1) for c, f in zip(result.command, result.floor, strict=True)
+            ]
+            print(
+                f"  per task {1e6 * statistics.median(per_task[n]):.1f} us CPU, start-up off "
+                f"(spread {1e6 * min(per_task[n]):.1f}-{1e6 * max(per_task[n]):.1f} us)",
+                flush=True,
+            )
+        small, large = min(sizes), max(sizes)
+        if min(per_task[small]) <= 0 or min(per_task[large]) <= 0:
+            print(
+                f"{shape}: the start-up's spread exceeds the plan's own cost in some pair: "
+                "no per-task verdict (use larger --sizes)",
+                flush=True,
+            )
+            continue
+        ratio = statistics.median(per_task[large]) / statistics.median(per_task[small])
+        low = min(per_task[large]) / max(per_task[small])
+        high = max(per_task[large]) / min(per_task[small])
         print(
-            f"  round {number + 1}: execute {ours[0]:.2f}s  bare write+fsync {bare[0]:.2f}s"
-            f"  ratio {ratios[-1]:.2f}x"
+            f"{shape}: per-task CPU at {large:,} vs {small:,} tasks: {ratio:.2f}x "
+            f"(range {low:.2f}-{high:.2f}x; target <= 3x: {verdict(low, high, 3.0)})",
+            flush=True,
         )
-    median = statistics.median(ratios)
-    per_event = 1e6 / events
-    extra_cpu = statistics.median(ours_cpu) - statistics.median(bare_cpu)
-    bound = 1 + max(extra_cpu, 0.0) / statistics.median(bare_wall)
-    print(
-        f"chain {tasks:,} tasks, fsync every event ({events:,} events): median ratio "
-        f"{median:.2f}x (range {min(ratios):.2f}-{max(ratios):.2f}x over {rounds} rounds; "
-        f"target 1.5x: {'met' if median <= 1.5 else 'NOT met'})"
+
+
+def fsync_every_event(root: Path, tasks: int, pairs: int, env: dict[str, str]) -> None:
+    """The executor with an fsync per event against a bare write + fsync of the same bytes."""
+    journal = root / "fsync.jsonl"
+    command = execute_command(plan_file(root, chain(tasks)), journal, 1)
+    # an untimed run: it warms the command and writes the bytes the floor writes
+    measure(command, env=env)
+    lines = root / "fsync-lines.jsonl"
+    shutil.copyfile(journal, lines)
+    events = len(lines.read_bytes().splitlines())
+    bare = root / "bare.jsonl"
+    result = paired(
+        f"chain of {tasks:,} tasks, fsync every event ({events:,} events) (execute / bare "
+        "write + fsync)",
+        command,
+        [sys.executable, "-c", BARE_WRITE, str(lines), str(bare)],
+        target=1.5,
+        pairs=pairs,
+        env=env,
+        before=lambda: journal.unlink(missing_ok=True),
+        warm=False,
+        on="wall",
     )
+    result.print()
+    ours_cpu = statistics.median(c.cpu for c in result.command)
+    bare_cpu = statistics.median(f.cpu for f in result.floor)
+    bare_wall = statistics.median(f.wall for f in result.floor)
+    bound = 1 + max(ours_cpu - bare_cpu, 0.0) / bare_wall
     print(
-        f"  per event: execute CPU {statistics.median(ours_cpu) * per_event:.0f} us, bare CPU "
-        f"{statistics.median(bare_cpu) * per_event:.0f} us, bare wall (the disk) "
-        f"{statistics.median(bare_wall) * per_event:.0f} us; with a free CPU the ratio would "
-        f"be about {bound:.2f}x"
+        f"  per event: execute CPU {1e6 * ours_cpu / events:.0f} us, bare CPU "
+        f"{1e6 * bare_cpu / events:.0f} us, bare wall (the disk) {1e6 * bare_wall / events:.0f} "
+        f"us; with a free CPU the wall ratio would be about {bound:.2f}x",
+        flush=True,
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per large-plan figure")
+    add_pairs_option(parser)
     parser.add_argument("--fsync-tasks", type=int, default=300, help="chain of the fsync check")
-    parser.add_argument("--fsync-rounds", type=int, default=7, help="rounds of the fsync check")
+    parser.add_argument("--fsync-pairs", type=int, default=7, help="pairs of the fsync check")
     parser.add_argument("--only", choices=("linear", "fsync"), default=None)
     parser.add_argument("--dir", type=Path, default=None, help="where journals go (its disk)")
+    parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
     if args.dir is not None and not args.dir.is_dir():
         parser.error(f"--dir {args.dir}: no such folder; create it first or name another one")
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    if sizes[0] < 2:
+        parser.error("--sizes: each plan needs at least 2 tasks (1 task is the floor)")
     root = Path(tempfile.mkdtemp(prefix="bench_execute_", dir=args.dir or Path.cwd()))
-    print(f"disk: {root}  load average: {os.getloadavg()[0]:.2f}")
+    print(f"disk: {root}  load average: {os.getloadavg()[0]:.2f}", flush=True)
     try:
+        env = installed_env(root / "pycache", as_is=args.as_is)
         if args.only != "fsync":
-            for shape, build in (("chain", chain), ("wide", wide)):
-                per_task = {}
-                for n in sizes:
-                    plan = build(n)
-                    best = min(
-                        timed_execute(plan, root / f"{shape}-{n}.jsonl", 1000)
-                        for _ in range(args.repeat)
-                    )
-                    per_task[n] = best / n
-                    print(
-                        f"{shape:5} {n:>7,} tasks, fsync every 1000: {best:8.2f}s"
-                        f"  {per_task[n] * 1e6:7.1f} us/task"
-                    )
-                small, large = min(sizes), max(sizes)
-                ratio = per_task[large] / per_task[small]
-                verdict = "met" if ratio <= 3 else "NOT met"
-                print(
-                    f"{shape:5} per-task ratio {large:,} vs {small:,}: {ratio:.2f}x "
-                    f"(target 3x: {verdict})"
-                )
+            linear(root, sizes, args.pairs, env)
         if args.only != "linear":
-            fsync_rounds(root, args.fsync_tasks, args.fsync_rounds)
+            fsync_every_event(root, args.fsync_tasks, args.fsync_pairs, env)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -5,6 +5,8 @@ Two runs of one simulated planner (heterogeneous cases, ``tests/gate/_simulate.p
 --no-new-failures``: the share of trials that fail. Then a 10-point drop at 100 x 5 (cases
 that break; every case a little worse): the share caught. The table is quoted in docs/ci.md.
 
+Not a speed figure, so not on ``benchmarks/_paired.py``: the figures are alarm rates.
+
 Usage (from the repository root): ``python -m benchmarks.bench_gate_noise [--trials 2000]``.
 """
 

@@ -1,251 +1,222 @@
-"""Live speed: 200 cases against the fake server (200 ms per call) at --concurrency 16, and a
-rate-limited sweep: 1,000 calls against a server that allows R requests per second.
+"""Live speed, as whole processes: 200 cases against the fake server (200 ms per call) at
+``--concurrency 16``, and a rate-limited sweep: 1,000 calls against a server that allows R
+requests per second.
 
-The ideal wall time is 200 / 16 x 0.2 s = 2.5 s (every call waiting on the server, none on
-us). The fake server runs in its own process (``python -m harness.testing``), as a real API
-would, so its work does not compete with the run for the GIL. The run records a vcrpy
-cassette per case, as a real live run does. The SDK import and the first TLS context are paid
-before timing (one-off costs of any live run).
+The fake server runs in its own process (``python -m harness.testing``), as a real API would.
+Each side is a whole process as a user runs it, start-up and the SDK import included, in
+alternating pairs (``benchmarks/_paired.py``); the verdicts are on wall time (the calls wait on
+the server: the wall is what a user waits, and the CPU is printed beside it).
 
-Targets: within 1.3x of the ideal, and within 1.2x of a plain asyncio script using the official
-SDK against the same server (``AsyncOpenAI``, a semaphore of 16). Usage:
-``python benchmarks/bench_live.py``.
+1. **Concurrency.** ``planeval run evals/live.yaml --live --concurrency 16`` (200 cases, a
+   vcrpy cassette recorded per case, as a real live run does) against a fresh interpreter
+   running a plain asyncio script with the official SDK (``AsyncOpenAI``, ``asyncio.gather``
+   under a semaphore of 16, the same 200 requests, nothing recorded or checked). Targets:
+   within 1.2x of that script (wall, paired), and within 1.3x of the ideal wall time, 200 / 16
+   x 0.2 s = 2.5 s (every call waiting on the server, none on us), over every measured run.
+2. **Rate-limited** (``--scenario rate-limited``). Each side gets its own server (``--rate R``:
+   429 beyond R requests per second), so each side's 429s are its own. ``planeval run`` of a
+   suite with ``rate_limits: {openai: {requests_per_minute: 60 R}}`` against the same asyncio
+   script pacing its calls at R per second. Targets: 1,000 calls within 1.15x of 1,000 / R
+   seconds, over every measured run, and no 429 at all (the server's ``/_stats``); the paired
+   ratio to the paced script is reported.
 
-Rate-limited scenario (``--scenario rate-limited``): the server (its own process, ``--rate R``)
-answers 429 beyond R requests per second; the suite sets ``rate_limits: {openai:
-{requests_per_minute: 60 R}}``. Target: 1,000 calls within 1.15x of 1,000 / R seconds, and no
-429 at all (the server's ``/_stats`` counts them). The SDK import is paid before timing here too
-(it took 6 s of the timed 27 s on a loaded machine: a one-off, not the sweep's pace).
+Usage: ``python benchmarks/bench_live.py [--scenario concurrency|rate-limited|all] [--calls N]
+[--rate R] [--pairs P] [--as-is]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from harness.providers import RetryPolicy
-from harness.run import run_suite
-from harness.suite import ModelSpec, load_suite
-from harness.testing import make_project
+from _installed_env import installed_env
+from _paired import Paired, add_pairs_option, paired, verdict
 
 CASES = 200
 CONCURRENCY = 16
 LATENCY = 0.2
 
+ASYNCIO_SDK = """\
+import asyncio, sys
+import openai
 
-def measure(url: str) -> tuple[list[tuple[float, float]], int]:
-    """Three live runs of the suite: [(wall, cpu)] and the number of cassettes written."""
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        path = make_project(
-            root,
-            suite="live",
-            models=[
-                {"id": "gpt", "provider": "openai", "model": "gpt-bench", "base_url": url + "/v1"}
-            ],
-            cases=[{"id": f"case-{i:03d}", "goal": f"Handle request {i}"} for i in range(CASES)],
-        )
-        env = {"OPENAI_API_KEY": "sk-bench"}
-        suite = load_suite(path)
-        # warm-up: one call pays the SDK import and the TLS context
-        warm = suite.cases[0].id
-        run_suite(
-            suite,
-            samples=1,
-            record_mode="all",
-            env=env,
-            out=root / "runs" / "warm",
-            concurrency=1,
-            models=["gpt"],
-        )
-        (root / "plan_fixtures" / "live" / "gpt" / warm / "sample-0.yaml").unlink()
-        walls = []
-        for k in range(3):
-            wall, cpu = time.perf_counter(), time.process_time()
-            result = run_suite(
-                suite,
-                record_mode="all",
-                concurrency=CONCURRENCY,
-                env=env,
-                out=root / "runs" / f"r{k}",
-                retry=RetryPolicy(retries=0),
-            )
-            walls.append((time.perf_counter() - wall, time.process_time() - cpu))
-            assert result.manifest.counts["pass"] == CASES, result.manifest.counts
-        recorded = len(list((root / "plan_fixtures").rglob("sample-0.yaml")))
-    return walls, recorded
+url, calls, concurrency, rate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 
 
-def bare_sdk(url: str) -> float:
-    """Reference: the same 200 calls through the bare OpenAI SDK (no recording, no checks)."""
-    import openai
+async def sweep():
+    client = openai.AsyncOpenAI(api_key="sk-bench", base_url=url + "/v1", max_retries=0)
+    gate = asyncio.Semaphore(concurrency)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
 
-    from harness.providers import OpenAIProvider
-
-    model = load_suite_model(url)
-    local = threading.local()
-    http_module = OpenAIProvider().http_module(model)
-
-    def call(i: int) -> str:
-        client = getattr(local, "client", None)
-        if client is None:
-            client = local.client = openai.OpenAI(
-                api_key="sk-bench", base_url=url + "/v1", max_retries=0
-            )
-        body = OpenAIProvider().request_body(model, f"Plan it.\nHandle request {i}")
-        return str(client.post("/chat/completions", body=body, cast_to=http_module.Response).text)
-
-    call(0)
-    started = time.perf_counter()
-    with ThreadPoolExecutor(CONCURRENCY) as pool:
-        list(pool.map(call, range(CASES)))
-    return time.perf_counter() - started
-
-
-def asyncio_sdk(url: str) -> float:
-    """Reference the issue names: a plain asyncio script with the official SDK (``AsyncOpenAI``,
-    ``asyncio.gather`` under a semaphore of CONCURRENCY), the same 200 requests."""
-    import asyncio
-
-    import openai
-
-    from harness.providers import OpenAIProvider
-
-    model = load_suite_model(url)
-    bodies = [
-        OpenAIProvider().request_body(model, f"Plan it.\nHandle request {i}") for i in range(CASES)
-    ]
-
-    async def sweep() -> float:
-        client = openai.AsyncOpenAI(api_key="sk-bench", base_url=url + "/v1", max_retries=0)
-        gate = asyncio.Semaphore(CONCURRENCY)
-
-        async def call(body: dict[str, object]) -> str:
-            async with gate:
-                reply = await client.chat.completions.create(**body)  # type: ignore[call-overload]
-                return str(reply.choices[0].message.content)
-
-        await call(bodies[0])  # warm-up, as for the run
-        started = time.perf_counter()
-        await asyncio.gather(*(call(b) for b in bodies))
-        elapsed = time.perf_counter() - started
-        await client.close()
-        return elapsed
-
-    return asyncio.run(sweep())
-
-
-def load_suite_model(url: str) -> ModelSpec:
-    return ModelSpec(id="gpt", provider="openai", model="gpt-bench", base_url=url + "/v1")
-
-
-def rate_limited(calls: int, rate: float, latency: float) -> None:
-    """The rate-limited scenario: print wall time against calls / rate, and the 429s."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "harness.testing", "--latency", str(latency), "--rate", str(rate)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None
-    url = server.stdout.readline().strip()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            model = {
-                "id": "gpt",
-                "provider": "openai",
+    async def call(i):
+        if rate:  # paced: call i starts no earlier than i / rate seconds in
+            await asyncio.sleep(max(0.0, began + i / rate - loop.time()))
+        async with gate:
+            body = {
                 "model": "gpt-bench",
-                "base_url": url + "/v1",
+                "messages": [{"role": "user", "content": f"Plan it.\\nHandle request {i}"}],
             }
-            path = make_project(
-                root,
-                suite="limited",
-                models=[model],
-                cases=[
-                    {"id": f"case-{i:04d}", "goal": f"Handle request {i}"} for i in range(calls)
-                ],
-                extra={"rate_limits": {"openai": {"requests_per_minute": rate * 60}}},
-            )
-            env = {"OPENAI_API_KEY": "sk-bench"}
-            suite = load_suite(path)
-            import openai  # noqa: F401  - the SDK import is paid before timing, as above
+            reply = await client.chat.completions.create(**body)
+            return reply.choices[0].message.content
 
-            started, cpu = time.perf_counter(), time.process_time()
-            result = run_suite(
-                suite, record_mode="all", concurrency=CONCURRENCY, env=env, out=root / "run"
-            )
-            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-            assert result.manifest.counts["pass"] == calls, result.manifest.counts
-        with urllib.request.urlopen(url + "/_stats") as answer:
-            stats = json.loads(answer.read())
+    await asyncio.gather(*(call(i) for i in range(calls)))
+    await client.close()
+
+
+asyncio.run(sweep())
+"""
+"""The floor: a plain asyncio script with the official SDK (no recording, no checks)."""
+
+
+@contextmanager
+def fake_server(rate: float | None = None, latency: float = LATENCY) -> Iterator[str]:
+    """The fake planner server in its own process; its URL."""
+    command = [sys.executable, "-m", "harness.testing", "--latency", str(latency)]
+    if rate is not None:
+        command += ["--rate", str(rate)]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    try:
+        yield server.stdout.readline().strip()
     finally:
         server.terminate()
         server.wait(timeout=10)
-    ideal = calls / rate
-    print(
-        f"rate-limited: {calls} calls, server limit {rate:g}/s, {latency * 1000:.0f} ms per "
-        f"call, concurrency {CONCURRENCY}"
+
+
+def live_project(root: Path, suite: str, url: str, calls: int, extra: dict[str, object]) -> Path:
+    """A project whose suite has ``calls`` cases and one OpenAI model at ``url``."""
+    from harness.testing import make_project
+
+    model = {"id": "gpt", "provider": "openai", "model": "gpt-bench", "base_url": url + "/v1"}
+    return Path(
+        make_project(
+            root,
+            suite=suite,
+            models=[model],
+            cases=[{"id": f"case-{i:04d}", "goal": f"Handle request {i}"} for i in range(calls)],
+            extra=extra,
+        )
     )
-    print(
-        f"ideal wall time (calls / rate): {ideal:.2f}s; run_suite live: {wall:.2f}s "
-        f"({cpu:.2f}s cpu: {cpu / calls * 1000:.1f} ms per call)"
+
+
+def live_run(
+    name: str,
+    suite: Path,
+    root: Path,
+    floor: list[str],
+    pairs: int,
+    env: dict[str, str],
+    target: float | None,
+) -> Paired:
+    """``planeval run SUITE --live`` against ``floor``, paired on wall."""
+    out = root / "out"
+    command = [sys.executable, "-m", "harness", "run", str(suite), "--live"]
+    command += ["--concurrency", str(CONCURRENCY), "--out", str(out)]
+    return paired(
+        name,
+        command,
+        floor,
+        target=target,
+        pairs=pairs,
+        env=env,
+        cwd=root,
+        before=lambda: shutil.rmtree(out, ignore_errors=True),
+        on="wall",
     )
-    print(f"ratio: {wall / ideal:.3f}x  (target <= 1.15x); 429s sent: {stats['rejected']}")
+
+
+def within_ideal(result: Paired, ideal: float, target: float) -> str:
+    """The command's walls against the ideal: the range and the verdict."""
+    ratios = [c.wall / ideal for c in result.command]
+    return (
+        f"  command wall / ideal ({ideal:.2f} s): {min(ratios):.2f}-{max(ratios):.2f}x over "
+        f"{len(ratios)} runs; target <= {target:g}x: {verdict(min(ratios), max(ratios), target)}"
+    )
+
+
+def concurrency(pairs: int, env: dict[str, str]) -> None:
+    ideal = CASES / CONCURRENCY * LATENCY
+    with tempfile.TemporaryDirectory(prefix="bench-live-") as folder, fake_server() as url:
+        root = Path(folder)
+        suite = live_project(root, "live", url, CASES, {})
+        floor = [sys.executable, "-c", ASYNCIO_SDK, url, str(CASES), str(CONCURRENCY), "0"]
+        result = live_run(
+            f"{CASES} cases, concurrency {CONCURRENCY}, {LATENCY * 1000:.0f} ms per call "
+            "(planeval run --live / asyncio + AsyncOpenAI)",
+            suite,
+            root,
+            floor,
+            pairs,
+            env,
+            target=1.2,
+        )
+        recorded = len(list((root / "plan_fixtures").rglob("sample-0.yaml")))
+    result.print()
+    print(within_ideal(result, ideal, 1.3))
+    print(f"  {recorded} cassettes recorded", flush=True)
+
+
+def rejected(url: str) -> int:
+    with urllib.request.urlopen(url + "/_stats") as answer:
+        return int(json.loads(answer.read())["rejected"])
+
+
+def rate_limited(calls: int, rate: float, pairs: int, env: dict[str, str]) -> None:
+    latency = 0.05
+    limits: dict[str, object] = {"rate_limits": {"openai": {"requests_per_minute": rate * 60}}}
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-live-") as folder,
+        fake_server(rate, latency) as ours,
+        fake_server(rate, latency) as theirs,
+    ):
+        root = Path(folder)
+        suite = live_project(root, "limited", ours, calls, limits)
+        floor = [sys.executable, "-c", ASYNCIO_SDK, theirs, str(calls), str(CONCURRENCY)]
+        result = live_run(
+            f"rate-limited: {calls:,} calls, server limit {rate:g}/s, {latency * 1000:.0f} ms "
+            f"per call (planeval run --live / asyncio paced at {rate:g}/s)",
+            suite,
+            root,
+            [*floor, str(rate)],
+            pairs,
+            env,
+            target=None,
+        )
+        ours_429, theirs_429 = rejected(ours), rejected(theirs)
+    result.print()
+    print(within_ideal(result, calls / rate, 1.15))
+    runs = len(result.command) + 1  # with the unmeasured warm-up
+    print(
+        f"  429s sent to planeval over its {runs} runs: {ours_429} (target 0); to the paced "
+        f"script: {theirs_429}",
+        flush=True,
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", choices=["concurrency", "rate-limited", "all"], default="all")
     parser.add_argument("--calls", type=int, default=1000, help="rate-limited: calls")
     parser.add_argument("--rate", type=float, default=50.0, help="rate-limited: requests/s")
+    add_pairs_option(parser)
+    parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
-    if args.scenario in ("rate-limited", "all"):
-        rate_limited(args.calls, args.rate, latency=0.05)
-    if args.scenario in ("concurrency", "all"):
-        concurrency()
-
-
-def concurrency() -> None:
-    ideal = CASES / CONCURRENCY * LATENCY
-    server = subprocess.Popen(
-        [sys.executable, "-m", "harness.testing", "--latency", str(LATENCY)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None
-    url = server.stdout.readline().strip()
-    try:
-        walls, recorded = measure(url)
-        reference = min(bare_sdk(url) for _ in range(2))
-        plain = min(asyncio_sdk(url) for _ in range(3))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-    best_wall, best_cpu = min(walls)
-    print(
-        f"{CASES} cases, concurrency {CONCURRENCY}, {LATENCY * 1000:.0f} ms per call, "
-        f"{recorded} cassettes recorded"
-    )
-    print(f"ideal wall time: {ideal:.2f}s")
-    runs = ", ".join(f"{w:.2f}s" for w, _ in walls)
-    print(f"run_suite live: best {best_wall:.2f}s wall ({best_cpu:.2f}s cpu); runs: {runs}")
-    print(f"ratio: {best_wall / ideal:.2f}x  (target <= 1.3x)")
-    print(
-        f"reference, bare SDK calls (no recording, no checks): {reference:.2f}s "
-        f"= {reference / ideal:.2f}x of the ideal"
-    )
-    print(
-        f"plain asyncio script, AsyncOpenAI under a semaphore of {CONCURRENCY}: best "
-        f"{plain:.2f}s; run_suite / asyncio: {best_wall / plain:.2f}x  (target <= 1.2x)"
-    )
+    with tempfile.TemporaryDirectory(prefix="bench-live-cache-") as cache:
+        env = installed_env(Path(cache), as_is=args.as_is)
+        env["OPENAI_API_KEY"] = "sk-bench"
+        if args.scenario in ("concurrency", "all"):
+            concurrency(args.pairs, env)
+        if args.scenario in ("rate-limited", "all"):
+            rate_limited(args.calls, args.rate, args.pairs, env)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Benchmark: scoring 10,000 recorded plans against their reference plans.
+"""Scoring 10,000 recorded plans against their reference plans, as whole processes.
 
 A synthetic run (suite ``metrics-bench``; every row is generated here, nothing is real): 500
 cases x 4 models x 5 samples. Each case has a reference of 1 to 20 tasks, WorfBench text (80%)
@@ -10,44 +10,41 @@ it with a task dropped, renamed, repeated or reordered, or prose. Separately, th
 know is timed: a 20-task workflow whose tasks all share one text, against itself (networkx's
 blossom algorithm on a complete 22 x 22 bipartite graph, twice).
 
-The reference time is loading the run (``harness.report.load_run``: results.jsonl into rows and
-a pandas frame). Targets: scoring every row (``harness.metrics.score_plan``, text matcher, as
-``planeval run`` does for each row: each case's reference read once, on its first row, with
-``harness.metrics.Reference.read``) within 10x that time, and no plan over 50 ms of its own.
+Measured as whole processes in alternating pairs (``benchmarks/_paired.py``):
+
+- floor: a fresh interpreter that loads the run (``harness.report.load_run``: results.jsonl into
+  rows and a pandas frame) and does nothing else;
+- command: a fresh interpreter that loads the run the same way and scores every row
+  (``harness.metrics.score_plan``, text matcher, as ``planeval run`` does for each row: each
+  case's reference read once, on its first row, with ``harness.metrics.Reference.read``).
+
+Targets: the command's CPU within 10x the floor's (scoring every row costs at most about 9x
+loading the run, start-up included on both sides), and no plan over 50 ms of its own. A plan's
+own time is measured inside the command (its CPU time less the garbage collector's pauses that
+fell into it: a full collection walks every object made since the run was loaded, 30-100 ms
+here); both are printed, over every measured run.
 
 About half the rows repeat an answer already given for their case (the unchanged reference,
 the same task dropped, prose), as replayed samples and models that agree do. A reference
 remembers the scores of the answers scored against it, as in ``planeval run``; ``--remember 0``
 scores every row anew, for the figure on all-distinct answers.
 
-Each round runs in a fresh process (cold caches, as one ``planeval`` invocation), loads the run
-``--repeat`` times, scores every row once and loads it ``--repeat`` times again (the load time
-is the median of both sides: the machine's speed drifts within a round); the ratio is the
-median over ``--rounds``. A plan's time is its CPU time less the garbage collector's pauses that
-fell into it (a full collection walks every object made since the run was loaded, 30-100 ms
-here); both are printed.
-
-    python benchmarks/bench_metrics.py [--cases 500 --models 4 --samples 5] [--rounds 5]
-        [--remember 64]
+    python benchmarks/bench_metrics.py [--cases 500 --models 4 --samples 5] [--pairs 5]
+        [--remember 64] [--as-is]
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import math
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from harness.metrics import Reference, ToolCatalogue, score_plan
-from harness.report import LoadedRun, load_run
-from harness.run import ResultRow, RunManifest
+from _installed_env import installed_env
+from _paired import add_pairs_option, paired
 
 TOOLS = tuple(f"tool_{i}" for i in range(40))
 
@@ -117,8 +114,10 @@ def _answer(
     return texts, edges
 
 
-def make_run(run_dir: Path, cases: int, models: int, samples: int, seed: int) -> dict[str, object]:
-    """Write results.jsonl and run.json; return each case's reference."""
+def make_run(run_dir: Path, cases: int, models: int, samples: int, seed: int) -> None:
+    """Write results.jsonl, run.json and each case's reference (references.json)."""
+    from harness.run import ResultRow, RunManifest
+
     rng = random.Random(seed)
     run_dir.mkdir(parents=True)
     references: dict[str, object] = {}
@@ -173,101 +172,86 @@ def make_run(run_dir: Path, cases: int, models: int, samples: int, seed: int) ->
         counts={"rows": rows},
     )
     (run_dir / "run.json").write_text(json.dumps(manifest.to_dict()), encoding="utf-8")
-    return references
+    (run_dir / "references.json").write_text(json.dumps(references), encoding="utf-8")
 
 
-class _CollectorClock:
-    """CPU time spent in Python's cyclic garbage collector (``gc.callbacks``). A full
-    collection walks every object made since the run was loaded (``load_run`` moves the loaded
-    rows out of its sight; the scoring caches stay in it), so its pause lands on whichever
-    plan happens to allocate at that moment: it is reported apart from the plan's own time."""
+LOAD = """\
+import sys
+from harness.report import load_run
+load_run(sys.argv[1])
+"""
+"""The floor: load the run, nothing else."""
 
-    def __init__(self) -> None:
-        self.total = 0.0
-        self.longest = 0.0
-        self._started = 0.0
-        gc.callbacks.append(self._tick)
+SCORE = """\
+import gc, json, math, sys, time
+from harness.metrics import Reference, ToolCatalogue, score_plan
+from harness.report import load_run
 
-    def _tick(self, phase: str, info: dict[str, int]) -> None:
+run_dir, stats, remember, tools = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+
+
+class CollectorClock:
+    # CPU time in Python's cyclic garbage collector (gc.callbacks): a full collection's pause
+    # lands on whichever plan allocates at that moment, so it is counted apart.
+    def __init__(self):
+        self.total = self.longest = self.started = 0.0
+        gc.callbacks.append(self.tick)
+
+    def tick(self, phase, info):
         if phase == "start":
-            self._started = time.process_time()
+            self.started = time.process_time()
         else:
-            spent = time.process_time() - self._started
+            spent = time.process_time() - self.started
             self.total += spent
             self.longest = max(self.longest, spent)
 
 
-def one_round(args: argparse.Namespace) -> dict[str, object]:
-    """Load the run ``--repeat`` times, score every row once, and load it ``--repeat`` times
-    again, in this (fresh) process: loads on both sides of the scoring pass, so that a drift of
-    the machine's speed during the round weighs on both figures alike."""
-    catalogue = ToolCatalogue(TOOLS)
-    with tempfile.TemporaryDirectory() as tmp:
-        run_dir = Path(tmp) / "run"
-        references = make_run(run_dir, args.cases, args.models, args.samples, args.seed)
-        loads: list[float] = []
-        load_cpu: list[float] = []
-
-        def load() -> LoadedRun:
-            started, cpu = time.perf_counter(), time.process_time()
-            loaded = load_run(run_dir)
-            loads.append(time.perf_counter() - started)
-            load_cpu.append(time.process_time() - cpu)
-            return loaded
-
-        for _ in range(args.repeat):
-            run = load()
-        # Imports what scoring needs outside the timed loop, as one-off costs: networkx pairs
-        # repeated texts (a prediction that repeats a gold task, here).
-        score_plan(
-            "Node:\n1: warm\n2: warm\nEdge: (START,1) (1,2) (2,END)",
-            "Node:\n1: warm\nEdge: (START,1) (1,END)",
-        )
-        collector = _CollectorClock()
-        times: list[tuple[float, float, int]] = []
-        read: dict[str, Reference] = {}
-        started, cpu = time.perf_counter(), time.process_time()
-        for index, row in enumerate(run.rows):
-            c0, g0 = time.process_time(), collector.total
-            reference = read.get(row["case"])
-            if reference is None:  # as harness.run.metric_columns: once per case
-                reference = read[row["case"]] = Reference.read(
-                    references[row["case"]],  # type: ignore[arg-type]
-                    remember=args.remember,
-                )
-            score_plan(row["answer"], reference, catalogue=catalogue)
-            spent = time.process_time() - c0
-            times.append((spent - (collector.total - g0), spent, index))
-        total, total_c = time.perf_counter() - started, time.process_time() - cpu
-        for _ in range(args.repeat):
-            load()
-
-    def label(index: int) -> str:
-        row = run.rows[index]
-        return f"{row['case']} {'/'.join(row['tags'])}, {row['task_count']} tasks"
-
-    texts = ["Check the result again"] * 20
-    worst = _workflow(texts, [(i, i + 1) for i in range(21)])
+run = load_run(run_dir)
+with open(f"{run_dir}/references.json", encoding="utf-8") as fh:
+    references = json.load(fh)
+catalogue = ToolCatalogue(tools)
+collector = CollectorClock()
+times = []
+read = {}
+for index, row in enumerate(run.rows):
     c0, g0 = time.process_time(), collector.total
-    score_plan(worst, worst)
-    worst_known = time.process_time() - c0 - (collector.total - g0)  # its own, as for plans
-    own = sorted(t[0] for t in times)
-    slowest, paused = max(times), max(times, key=lambda t: t[1])
-    return {
-        "rows": len(times),
-        "distinct": len({(row["case"], row["answer"]) for row in run.rows}),
-        "load_cpu": statistics.median(load_cpu),
-        "load_wall": statistics.median(loads),
-        "score_cpu": total_c,
-        "score_wall": total,
-        "p50": own[len(own) // 2],
-        "p99": own[math.ceil(0.99 * len(own)) - 1],
-        "slowest": (slowest[0], label(slowest[2])),
-        "slowest_with_collector": (paused[1], label(paused[2])),
-        "collector_cpu": collector.total,
-        "collector_longest": collector.longest,
-        "worst_known": worst_known,
-    }
+    reference = read.get(row["case"])
+    if reference is None:  # as harness.run.metric_columns: once per case
+        reference = read[row["case"]] = Reference.read(references[row["case"]], remember=remember)
+    score_plan(row["answer"], reference, catalogue=catalogue)
+    spent = time.process_time() - c0
+    times.append((spent - (collector.total - g0), spent, index))
+texts = "".join(f"{i}: Check the result again\\n" for i in range(1, 21))
+edges = " ".join(f"({a},{b})" for a, b in zip(["START", *range(1, 21)], [*range(1, 21), "END"]))
+worst = f"Node:\\n{texts}Edge: {edges}"
+c0, g0 = time.process_time(), collector.total
+score_plan(worst, worst)
+worst_known = time.process_time() - c0 - (collector.total - g0)
+
+
+def label(index):
+    row = run.rows[index]
+    return f"{row['case']} {'/'.join(row['tags'])}, {row['task_count']} tasks"
+
+
+own = sorted(t[0] for t in times)
+slowest, paused = max(times), max(times, key=lambda t: t[1])
+figures = {
+    "rows": len(times),
+    "distinct": len({(row["case"], row["answer"]) for row in run.rows}),
+    "p50": own[len(own) // 2],
+    "p99": own[math.ceil(0.99 * len(own)) - 1],
+    "slowest": [slowest[0], label(slowest[2])],
+    "slowest_with_collector": [paused[1], label(paused[2])],
+    "collector_cpu": collector.total,
+    "collector_longest": collector.longest,
+    "worst_known": worst_known,
+}
+with open(stats, "a", encoding="utf-8") as fh:
+    fh.write(json.dumps(figures) + "\\n")
+"""
+"""The command: load the run as the floor does, then score every row; appends its per-plan
+figures (one JSON line) to the stats file."""
 
 
 def main() -> int:
@@ -275,10 +259,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=500)
     parser.add_argument("--models", type=int, default=4)
     parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="loads timed before and after scoring (median)"
-    )
-    parser.add_argument("--rounds", type=int, default=5, help="fresh processes (median ratio)")
+    add_pairs_option(parser)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument(
         "--remember",
@@ -286,71 +267,49 @@ def main() -> int:
         default=64,
         help="distinct answers each reference remembers the score of (0: score every row)",
     )
-    parser.add_argument("--one-round", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
-    if args.one_round:
-        print(json.dumps(one_round(args)))
-        return 0
-    forwarded = [
-        f"--{k}={getattr(args, k)}"
-        for k in ("cases", "models", "samples", "repeat", "seed", "remember")
-    ]
-    rounds = []
-    for n in range(args.rounds):
-        out = subprocess.run(
-            [sys.executable, __file__, "--one-round", *forwarded],
-            check=True,
-            capture_output=True,
-            text=True,
+    with tempfile.TemporaryDirectory(prefix="bench-metrics-") as folder:
+        root = Path(folder)
+        run_dir = root / "run"
+        make_run(run_dir, args.cases, args.models, args.samples, args.seed)
+        stats = root / "stats.jsonl"
+        env = installed_env(root / "pycache", as_is=args.as_is)
+        command = [sys.executable, "-c", SCORE, str(run_dir), str(stats), str(args.remember)]
+        result = paired(
+            "score every row (load + score / load)",
+            [*command, *TOOLS],
+            [sys.executable, "-c", LOAD, str(run_dir)],
+            target=10.0,
+            pairs=args.pairs,
+            env=env,
         )
-        r = json.loads(out.stdout)
-        r["ratio"] = r["score_cpu"] / r["load_cpu"]
-        rounds.append(r)
-        print(
-            f"round {n + 1}: load {r['load_cpu']:.3f} s CPU, score {r['score_cpu']:.3f} s CPU "
-            f"(of which collector {r['collector_cpu']:.3f} s), ratio {r['ratio']:.1f}x"
-        )
-    ratio = statistics.median(r["ratio"] for r in rounds)
-    middle = sorted(rounds, key=lambda r: r["ratio"])[len(rounds) // 2]
-    slowest = max((r["slowest"] for r in rounds), key=lambda t: t[0])
-    with_collector = max((r["slowest_with_collector"] for r in rounds), key=lambda t: t[0])
-    pause = max(r["collector_longest"] for r in rounds)
+        rounds = [json.loads(line) for line in stats.read_text(encoding="utf-8").splitlines()]
+    result.print()
+    timed = rounds[1:]  # the first line is the unmeasured warm-up's
+    ms = 1000.0
+    middle = sorted(timed, key=lambda r: r["p50"])[len(timed) // 2]
+    slowest = max((r["slowest"] for r in timed), key=lambda t: t[0])
+    with_collector = max((r["slowest_with_collector"] for r in timed), key=lambda t: t[0])
+    pause = max(r["collector_longest"] for r in timed)
+    worst_known = max(r["worst_known"] for r in timed)
     print(
-        f"rows scored:          {middle['rows']:,} per round, {args.rounds} rounds, "
-        "each a fresh process"
+        f"  rows scored {middle['rows']:,} per run; {middle['distinct']:,} distinct (case, "
+        f"answer) pairs; each reference remembers {args.remember} scores"
     )
     print(
-        f"distinct answers:     {middle['distinct']:,} (case, answer text) pairs; each reference "
-        f"remembers the scores of {args.remember} (--remember 0: every row scored anew)"
+        f"  per plan (median run): p50 {ms * middle['p50']:.3f} ms, p99 {ms * middle['p99']:.3f} "
+        f"ms CPU; collector {statistics.median(r['collector_cpu'] for r in timed):.3f} s CPU"
     )
     print(
-        f"load the run:         {middle['load_cpu']:.3f} s CPU, "
-        f"{middle['load_wall']:.3f} s wall (median round)"
+        f"  slowest plan over {len(timed)} runs: {ms * slowest[0]:.1f} ms CPU of its own "
+        f"({slowest[1]}); with collector pauses {ms * with_collector[0]:.1f} ms "
+        f"({with_collector[1]}; longest pause {ms * pause:.1f} ms)"
     )
-    print(
-        f"score every row:      {middle['score_cpu']:.3f} s CPU, {middle['score_wall']:.3f} s wall "
-        f"({1000 * middle['score_cpu'] / middle['rows']:.3f} ms CPU a plan; p50 "
-        f"{1000 * middle['p50']:.3f} ms, p99 {1000 * middle['p99']:.3f} ms)"
-    )
-    print(
-        f"slowest plan:         {1000 * slowest[0]:.1f} ms CPU of its own ({slowest[1]}), "
-        "over all rounds; "
-        f"with collector pauses {1000 * with_collector[0]:.1f} ms ({with_collector[1]}; "
-        f"longest pause {1000 * pause:.1f} ms)"
-    )
-    print(f"ratio score / load:   {ratio:.1f}x CPU, median of {args.rounds} rounds (target <= 10x)")
-    print(
-        "CPU time is the figure to trust on a shared machine: the wall clock counts the time "
-        "other processes held the cores."
-    )
-    worst_known = max(r["worst_known"] for r in rounds)
-    print(
-        f"worst case known:     {1000 * worst_known:.1f} ms CPU of its own "
-        "(20 tasks of one text against itself)"
-    )
-    ok = ratio <= 10 and slowest[0] <= 0.05 and worst_known <= 0.05
-    print("PASS" if ok else "OVER TARGET")
-    return 0 if ok else 1
+    print(f"  worst case known: {ms * worst_known:.1f} ms CPU (20 tasks of one text vs itself)")
+    plans_ok = slowest[0] <= 0.05 and worst_known <= 0.05
+    print(f"  target   no plan over 50 ms of its own: {'met' if plans_ok else 'MISSED'}")
+    return 0 if plans_ok and result.target_verdict != "MISSED" else 1
 
 
 if __name__ == "__main__":

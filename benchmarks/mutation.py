@@ -10,7 +10,8 @@ project's, narrowed to MODULE and its tests. Survivors that cannot change behavi
 each with its reason, in ``tests/mutation_equivalents.toml``; they are matched by module,
 function and the mutated line (not by mutmut's numbering, which moves with every edit) and left
 out of the score. Prints killed / survived / equivalent / score; exits 1 under ``--min-score``.
-Not part of CI: one module takes minutes (``docs/testing.md``).
+Not part of CI: one module takes minutes (``docs/testing.md``). Not a speed figure, so not on
+``benchmarks/_paired.py``: the figure is a mutation score.
 """
 
 from __future__ import annotations

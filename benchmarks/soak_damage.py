@@ -7,6 +7,8 @@ calls over the resumes (re-runs), tasks run more than once over one trial's five
 (double executions), wrong outputs restored, resumes that disagreed with the journal's
 replay, resumes that did not complete.
 
+Not a speed figure, so not on ``benchmarks/_paired.py``: the figures are counts of losses.
+
 Run:  python benchmarks/soak_damage.py [--limit N] [--middle]
 """
 

@@ -16,6 +16,8 @@ Run:  python benchmarks/soak_kill.py [--kills 500] [--seed 1] [--dir DIR] [--inl
 
 ``--inline`` marks the soak agent ``inline_agent`` (no timeout is set, so its attempts run in
 the executor's own thread): the kills then land while the executor itself runs the agent.
+
+Not a speed figure, so not on ``benchmarks/_paired.py``: the figures are counts of losses.
 """
 
 from __future__ import annotations

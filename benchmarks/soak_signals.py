@@ -16,6 +16,8 @@ file planeval does not manage:
 
 Run:  python benchmarks/soak_signals.py [--sweep signals|lock|both] [--moments 50]
       [--trials 10] [--dir DIR]
+
+Not a speed figure, so not on ``benchmarks/_paired.py``: the figures are counts of outcomes.
 """
 
 from __future__ import annotations

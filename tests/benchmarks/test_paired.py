@@ -29,9 +29,21 @@ class TestVerdict:
             tuple(Measure(1, c, 0) for c in (2.5, 2.6, 2.7, 2.8, 3.5)),
             tuple(Measure(1, 1.0, 0) for _ in range(5)),
         )
-        assert result.cpu_verdict == "on the line"
+        assert result.target_verdict == "on the line"
         assert "on the line" in result.summary()
         assert "spread 2.50-3.50x" in result.summary()
+
+    def test_a_target_on_wall_is_judged_on_the_wall_ratios(self) -> None:
+        """A command waiting on a disk is judged on what the user waits, not its CPU."""
+        result = Paired(
+            "x",
+            1.5,
+            tuple(Measure(w, 0.5, 0) for w in (1.1, 1.2, 1.3, 1.2, 1.4)),
+            tuple(Measure(1.0, 0.1, 0) for _ in range(5)),
+            on="wall",
+        )
+        assert result.target_verdict == "met"  # the CPU ratios (5x) would say MISSED
+        assert "target   wall <= 1.5x: met" in result.summary()
 
     def test_every_ratio_over_the_target_is_missed(self) -> None:
         """A spread wholly over the target is missed."""
