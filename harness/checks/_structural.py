@@ -72,6 +72,9 @@ class _Checker:
         self.notes: dict[str, str] = notes if isinstance(notes, dict) else {}
         self.needs_said: set[tuple[int, str]] = set()  # (consumer, producer id) of each need
         self.argument_links: list[tuple[int, int]] = []  # (consumer, producer) not in needs
+        # Task index -> its dependency entries as written (read once a task: a dense plan
+        # reports up to one violation per edge, each naming its entry's pointer).
+        self._entries: dict[int, list[tuple[str, str, int | None]]] = {}
 
     def run(self) -> CheckReport:
         self._schema()
@@ -157,7 +160,9 @@ class _Checker:
         document = self.plan.document
         raw = document.get("tasks") if document is not None else None
         if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], dict):
-            entries = dependency_entries(raw[i])
+            entries = self._entries.get(i)
+            if entries is None:
+                entries = self._entries[i] = dependency_entries(raw[i])
             if j < len(entries):
                 _, key, position = entries[j]
                 return f"/tasks/{i}/{key}" + ("" if position is None else f"/{position}")
