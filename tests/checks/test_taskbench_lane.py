@@ -27,7 +27,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness._cli import check as check_cli
-from harness.checks import CheckReport, Expectations, FileResult, check_plan, iter_check_files
+from harness.checks import (
+    CheckReport,
+    CheckVerdict,
+    Expectations,
+    FileResult,
+    _taskbench_lane,
+    check_plan,
+    iter_check_files,
+    iter_check_verdicts,
+)
 from harness.checks._taskbench_lane import base_outcomes, check_taskbench_record
 from harness.plan import iter_plan_file
 from harness.plan._taskbench_fast import fast_taskbench_plan
@@ -239,7 +248,10 @@ def _reference(path: Path, expect: Expectations) -> list[FileResult]:
 def _printed(results: list[FileResult], output: str) -> str:
     stdout, sys.stdout = sys.stdout, io.StringIO()
     try:
-        (check_cli._print_json if output == "json" else check_cli._print_text)(results)
+        checked = [
+            (r.path, r.error if r.report is None else CheckVerdict.of(r.report)) for r in results
+        ]
+        (check_cli._print_json if output == "json" else check_cli._print_text)(checked)
         return sys.stdout.getvalue()
     finally:
         sys.stdout = stdout
@@ -279,10 +291,42 @@ def test_a_file_checks_as_the_general_path_checks_it(
     assert sum(isinstance(getattr(r.report, "_record", None), TaskBenchRecord) for r in results)
 
 
+@pytest.mark.parametrize("memo", [1 << 14, 3], ids=["memo", "memo-cleared"])
+@pytest.mark.parametrize("expect", EXPECTATIONS[:2], ids=["default", "band"])
+def test_a_files_verdicts_are_the_general_paths(
+    mixed_file: Path, expect: Expectations, memo: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records of one graph share one verdict (also after the memo is forgotten, here every
+    three graphs); each is still the verdict check_plan gives that record's plan."""
+    monkeypatch.setattr(_taskbench_lane, "_MEMO", memo)
+    checked = list(iter_check_verdicts([mixed_file], expect=expect))
+    reference = _reference(mixed_file, expect)
+    assert [label for label, _ in checked] == [r.path for r in reference]
+    for (_, got), want in zip(checked, reference, strict=True):
+        if want.report is None:
+            assert got == want.error
+            continue
+        assert isinstance(got, CheckVerdict)
+        assert got.task_count == want.report.task_count
+        assert got.ok == want.report.ok
+        assert got.violations == want.report.violations
+        assert got.outcomes == want.report.outcomes
+    verdicts = [v for _, v in checked if isinstance(v, CheckVerdict)]
+    if memo > len(verdicts):  # shared, not one per record
+        assert len({id(v) for v in verdicts}) < len(verdicts)
+
+
+@pytest.mark.parametrize("memo", [1 << 14, 2], ids=["memo", "memo-cleared"])
 @pytest.mark.parametrize("output", ["text", "json"])
 def test_check_prints_what_the_general_path_prints(
-    mixed_file: Path, output: str, capsys: pytest.CaptureFixture[str]
+    mixed_file: Path,
+    output: str,
+    memo: int,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(_taskbench_lane, "_MEMO", memo)
+    monkeypatch.setattr(check_cli, "_MEMO", memo)
     result = run_cli(capsys, "check", str(mixed_file), "--format", output, "--min-tasks", "2")
     reference = _reference(mixed_file, Expectations(min_tasks=2))
     assert result.out == _printed(reference, output)
