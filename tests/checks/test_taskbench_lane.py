@@ -60,6 +60,10 @@ def _same_as_general(line: str) -> bool:
     plan = fast_taskbench_plan(line)
     assert plan is not None, f"the record lane took a line the fast lane refuses: {line}"
     assert record.plan() == plan
+    positions = [
+        [int(d.removeprefix("node-")) for d in t.depends_on if d != t.id] for t in plan.tasks
+    ]
+    assert record.deps == positions  # the graph the checks (and their memo) read
     answered = False
     for expect in EXPECTATIONS:
         report = check_taskbench_record(record, expect, base_outcomes(expect))
@@ -180,6 +184,35 @@ def record_lines(draw: st.DrawFn) -> str:
 @given(record_lines())
 def test_generated_records_get_the_general_paths_report(line: str) -> None:
     _same_as_general(line)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "read"),
+    [
+        (["<node-0>", "<node-0>"], True),  # one producer cited twice: one dependency
+        (["<node-00>"], True),  # not the lookup's spelling: read by the rules, as the fast lane
+        (["<node-\u0660>"], True),  # an Arabic-Indic zero: int() reads it
+        (["<node-2>"], True),  # the node itself (read; its report is the general path's)
+        (["<node-3>"], False),  # no such node: the other lanes word it
+        (["<node-300>"], False),
+        (["<node-1>", "x", "<node-0>"], True),
+        ([{"name": "image", "value": "<node-0>"}, "<node-1>"], True),
+        ([{"name": "<node-0>", "value": "<node-1>"}], True),
+    ],
+)
+def test_each_spelling_of_a_citation_gets_the_general_paths_report(
+    arguments: list[Any], read: bool
+) -> None:
+    nodes = [
+        {"task": "A", "arguments": ["x"]},
+        {"task": "B", "arguments": ["<node-0>"]},
+        {"task": "C", "arguments": arguments},
+    ]
+    for tools in ("ABC", "ABA"):  # tools all different (the lookup), and one repeated
+        named = [{**node, "task": tool} for node, tool in zip(nodes, tools, strict=True)]
+        line = json.dumps({"id": "1", "task_nodes": named}, ensure_ascii=False)
+        assert (read_taskbench_record(line) is not None) is read
+        _same_as_general(line)
 
 
 def test_the_lane_refuses_what_it_cannot_answer_for() -> None:
