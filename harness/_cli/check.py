@@ -21,7 +21,7 @@ from harness._cli._options import max_bytes_option
 from harness._cli._output import fail_input
 
 if TYPE_CHECKING:
-    from harness.checks import FileResult
+    from harness.checks import CheckVerdict
 
 
 def check_command(
@@ -73,7 +73,7 @@ def check_command(
 ) -> None:
     """Run the structural checks on plan files."""
     from harness._errors import InputError
-    from harness.checks import Expectations, iter_check_files
+    from harness.checks import Expectations, iter_check_verdicts
     from harness.plan import FORMATS, MAX_PLAN_BYTES
     from harness.registry import load_registry
 
@@ -93,7 +93,7 @@ def check_command(
         needs="imply_deps" if needs_imply_deps else "strict",
         dataflow_types="error" if dataflow_errors else "warning",
     )
-    results = iter_check_files(
+    results = iter_check_verdicts(
         plans,
         registry=reg,
         expect=expect,
@@ -117,34 +117,45 @@ class _Tally:
     errors: int = 0
     warnings: int = 0
 
-    def add(self, result: FileResult) -> None:
-        self.plans += 1
-        if result.report is None:
-            self.unusable += 1
-            return
-        if not result.report.ok:
-            self.failed += 1
-
 
 _BATCH = 256
 """Results printed per write: each write goes through the redaction layer's scrubber."""
+_MEMO = 1 << 14
+"""Verdicts whose printed form is kept (records of one graph share a verdict)."""
+
+Checked = tuple[str, "CheckVerdict | str"]
+"""A plan's label and its verdict, or why it is unusable (``iter_check_verdicts``)."""
 
 
-def _print_json(results: Iterable[FileResult]) -> _Tally:
+def _print_json(results: Iterable[Checked]) -> _Tally:
     """``{"plans": [...]}`` byte for byte as ``print_json`` writes it, each result written as
-    it comes (``_result_json``: json's own indenting encoder is pure Python and builds
+    it comes (``_verdict_json``: json's own indenting encoder is pure Python and builds
     closures that only the cyclic collector frees)."""
     out = sys.stdout.write
     tally = _Tally()
     chunk: list[str] = []
-    for result in results:
-        chunk.append(",\n    " if tally.plans else '{\n  "plans": [\n    ')
-        chunk.append(_result_json(result))
-        tally.add(result)
+    add = chunk.append
+    known: dict[CheckVerdict, str] = {}
+    for label, verdict in results:
+        add(",\n    " if tally.plans else '{\n  "plans": [\n    ')
+        tally.plans += 1
+        if isinstance(verdict, str):
+            tally.unusable += 1
+            error = {"path": label, "ok": False, "task_count": None, "violations": []}
+            add(_pretty({**error, "error": verdict}, "\n    "))
+        else:
+            if not verdict.ok:
+                tally.failed += 1
+            tail = known.get(verdict)
+            if tail is None:
+                if len(known) >= _MEMO:
+                    known.clear()
+                tail = known[verdict] = _verdict_json(verdict)
+            add(f'{{\n      "path": {_string(label)}{tail}')
         if len(chunk) >= 2 * _BATCH:
             out("".join(chunk))
             chunk.clear()
-    chunk.append("\n  ]\n}\n" if tally.plans else '{\n  "plans": []\n}\n')
+    add("\n  ]\n}\n" if tally.plans else '{\n  "plans": []\n}\n')
     out("".join(chunk))
     return tally
 
@@ -154,25 +165,22 @@ _string: Any = json.encoder.encode_basestring
 """A str as ``json.dumps(..., ensure_ascii=False)`` writes it (json's C encoder)."""
 
 
-def _result_json(result: FileResult) -> str:
-    """``result.to_dict()`` as ``json.dumps(indent=2, ensure_ascii=False)`` writes it, its
-    lines after the first indented by four spaces (an item of ``plans``)."""
-    report = result.report
-    if report is None:
-        return _pretty(result.to_dict(), "\n    ")
+def _verdict_json(verdict: CheckVerdict) -> str:
+    """A result's JSON object after its ``path``, as ``json.dumps(indent=2,
+    ensure_ascii=False)`` writes ``FileResult.to_dict()``, its lines after the first indented
+    by four spaces (an item of ``plans``)."""
     head = (
-        f'{{\n      "path": {_string(result.path)},\n      "ok": '
-        f'{"true" if report.ok else "false"},\n      "task_count": {report.task_count},'
-        '\n      "violations": '
+        f',\n      "ok": {"true" if verdict.ok else "false"},\n      "task_count": '
+        f'{verdict.task_count},\n      "violations": '
     )
-    if not report.violations:
+    if not verdict.violations:
         return head + "[]\n    }"
     items = [
         f'{{\n          "check": {_string(v.check)},\n          "severity": '
         f"{_string(v.severity)},\n          "
         f'"task": {"null" if v.task is None else _string(v.task)},\n          "path": '
         f'{_string(v.path)},\n          "message": {_string(v.message)}\n        }}'
-        for v in report.violations
+        for v in verdict.violations
     ]
     return head + "[\n        " + ",\n        ".join(items) + "\n      ]\n    }"
 
@@ -190,35 +198,32 @@ def _pretty(value: Any, newline: str) -> str:
     return _scalar(value)
 
 
-def _print_text(results: Iterable[FileResult]) -> _Tally:
+def _print_text(results: Iterable[Checked]) -> _Tally:
     write = sys.stdout.write
     tally = _Tally()
     chunk: list[str] = []
-    out = chunk.append
-    for r in results:
-        tally.add(r)
+    add = chunk.append
+    known: dict[CheckVerdict, tuple[str, int, int]] = {}
+    for label, verdict in results:
+        tally.plans += 1
+        if isinstance(verdict, str):
+            tally.unusable += 1
+            add(f"{label}: unusable: {verdict}\n")
+        else:
+            if not verdict.ok:
+                tally.failed += 1
+            printed = known.get(verdict)
+            if printed is None:
+                if len(known) >= _MEMO:
+                    known.clear()
+                printed = known[verdict] = _verdict_text(verdict)
+            tail, n_err, n_warn = printed
+            tally.errors += n_err
+            tally.warnings += n_warn
+            add(f"{label}{tail}")
         if len(chunk) >= _BATCH:
             write("".join(chunk))
             chunk.clear()
-        if r.error is not None or r.report is None:
-            out(f"{r.path}: unusable: {r.error}\n")
-            continue
-        report = r.report
-        n_err = n_warn = 0
-        for v in report.violations:
-            if v.severity == "error":
-                n_err += 1
-            else:
-                n_warn += 1
-        tally.errors += n_err
-        tally.warnings += n_warn
-        verdict = "ok" if not n_err else "FAIL"
-        counts = f"{report.task_count} tasks"
-        if n_err or n_warn:
-            counts += f", {n_err} errors, {n_warn} warnings"
-        out(f"{r.path}: {verdict} ({counts})\n")
-        for v in report.violations:
-            out(f"  {v.severity:<7} {v.check:<21} {v.path:<26} {v.message}\n")
     passed = tally.plans - tally.failed - tally.unusable
     write("".join(chunk))
     write(
@@ -226,3 +231,20 @@ def _print_text(results: Iterable[FileResult]) -> _Tally:
         f"unusable; {tally.errors} errors, {tally.warnings} warnings\n"
     )
     return tally
+
+
+def _verdict_text(verdict: CheckVerdict) -> tuple[str, int, int]:
+    """A result's text after its label, with its numbers of errors and warnings."""
+    n_err = n_warn = 0
+    for v in verdict.violations:
+        if v.severity == "error":
+            n_err += 1
+        else:
+            n_warn += 1
+    counts = f"{verdict.task_count} tasks"
+    if n_err or n_warn:
+        counts += f", {n_err} errors, {n_warn} warnings"
+    lines = [f": {'ok' if not n_err else 'FAIL'} ({counts})\n"]
+    for v in verdict.violations:
+        lines.append(f"  {v.severity:<7} {v.check:<21} {v.path:<26} {v.message}\n")
+    return "".join(lines), n_err, n_warn

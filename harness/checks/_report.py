@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from harness.plan import Plan
 
-__all__ = ["CHECKS", "CheckReport", "Expectations", "Severity", "Violation"]
+__all__ = ["CHECKS", "CheckReport", "CheckVerdict", "Expectations", "Severity", "Violation"]
 
 Severity = Literal["error", "warning"]
 
@@ -120,3 +120,32 @@ class CheckReport:
             "outcomes": dict(self.outcomes),
             "violations": [v.to_dict() for v in self.violations],
         }
+
+
+class CheckVerdict:
+    """What checking one plan found, without the plan: the part of a ``CheckReport`` a printed
+    result shows. Plans of one graph may share one verdict (``RecordChecker``); it is compared
+    and hashed by identity, and never changed once made."""
+
+    __slots__ = ("ok", "outcomes", "task_count", "violations")
+
+    def __init__(
+        self,
+        task_count: int,
+        violations: tuple[Violation, ...],
+        outcomes: dict[str, str],
+        ok: bool,
+    ) -> None:
+        self.task_count = task_count
+        """Number of tasks in the plan."""
+        self.violations = violations
+        """Every violation, errors and warnings, in check order."""
+        self.outcomes = outcomes
+        """Each check id -> ``pass`` | ``fail`` | ``warn`` | ``skip`` (shared: copy to change)."""
+        self.ok = ok
+        """True when no error-severity check failed (warnings allowed)."""
+
+    @classmethod
+    def of(cls, report: CheckReport) -> CheckVerdict:
+        """The verdict of a report."""
+        return cls(report.task_count, report.violations, report.outcomes, report.ok)

@@ -10,15 +10,15 @@ from typing import Any
 
 from harness._errors import PlanLoadError
 from harness._gc import gc_paused
-from harness.checks._report import CheckReport, Expectations
+from harness.checks._report import CheckReport, CheckVerdict, Expectations
 from harness.checks._structural import check_plan
-from harness.checks._taskbench_lane import base_outcomes, check_taskbench_record
-from harness.plan import MAX_PLAN_BYTES
+from harness.checks._taskbench_lane import RecordChecker
+from harness.plan import MAX_PLAN_BYTES, Plan
 from harness.plan._stream import iter_plan_entries
 from harness.plan._taskbench_record import TaskBenchRecord
 from harness.registry import Registry
 
-__all__ = ["FileResult", "check_files", "iter_check_files"]
+__all__ = ["FileResult", "check_files", "iter_check_files", "iter_check_verdicts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +83,42 @@ def iter_check_files(
     and given plan by plan, so memory does not grow with the file (``iter_plan_file``). A plain
     TaskBench line is checked on its graph of node positions, its plan built only when read
     or when that lane does not answer for it (``harness.checks._taskbench_lane``)."""
+    return _checked(paths, registry, expect, format, max_bytes, verdicts=False)  # type: ignore[return-value]
+
+
+def iter_check_verdicts(
+    paths: Iterable[Path | str],
+    *,
+    registry: Registry | None = None,
+    expect: Expectations | None = None,
+    format: str = "auto",
+    max_bytes: int = MAX_PLAN_BYTES,
+) -> Iterator[tuple[str, CheckVerdict | str]]:
+    """``iter_check_files`` for printing: each plan's label with its ``CheckVerdict``, or with
+    the one line saying why it is unusable. No report or plan is made for a plain TaskBench
+    line, and records of one graph share one verdict (``RecordChecker``)."""
+    return _checked(paths, registry, expect, format, max_bytes, verdicts=True)  # type: ignore[return-value]
+
+
+def _checked(
+    paths: Iterable[Path | str],
+    registry: Registry | None,
+    expect: Expectations | None,
+    format: str,
+    max_bytes: int,
+    *,
+    verdicts: bool,
+) -> Iterator[FileResult | tuple[str, CheckVerdict | str]]:
+    """The one loop of ``iter_check_files`` (``verdicts`` False) and ``iter_check_verdicts``."""
     expect = expect or Expectations()
-    outcomes = base_outcomes(expect)
+    checker = RecordChecker(expect)
     for path in paths:
         entries = iter_plan_entries(path, format=format, max_bytes=max_bytes)
         try:
             first = next(entries, None)
         except PlanLoadError as exc:
-            yield FileResult(str(path), None, _without_source(exc, str(path)))
+            error = _without_source(exc, str(path))
+            yield (str(path), error) if verdicts else FileResult(str(path), None, error)
             continue
         if first is None:
             continue
@@ -98,19 +126,28 @@ def iter_check_files(
         # only rescan them (see harness._gc).
         with gc_paused():
             for label, entry in chain((first,), entries):
-                if isinstance(entry, PlanLoadError):
-                    yield FileResult(label, None, _without_source(entry, label))
-                    continue
-                report: CheckReport | None = None
+                plan: Plan
                 if isinstance(entry, TaskBenchRecord):
                     if registry is None:  # a plain TaskBench line: checked on its graph
-                        report = check_taskbench_record(entry, expect, outcomes)
-                    plan = entry.plan() if report is None else None
+                        if verdicts:
+                            verdict = checker.verdict(entry)
+                            if verdict is not None:
+                                yield label, verdict
+                                continue
+                        else:
+                            report = checker.report(entry)
+                            if report is not None:
+                                yield FileResult(label, report, None)
+                                continue
+                    plan = entry.plan()
+                elif isinstance(entry, PlanLoadError):
+                    error = _without_source(entry, label)
+                    yield (label, error) if verdicts else FileResult(label, None, error)
+                    continue
                 else:
                     plan = entry
-                if plan is not None:
-                    report = check_plan(plan, registry=registry, expect=expect)
-                yield FileResult(label, report, None)
+                full = check_plan(plan, registry=registry, expect=expect)
+                yield (label, CheckVerdict.of(full)) if verdicts else FileResult(label, full, None)
 
 
 def _without_source(exc: PlanLoadError, label: str) -> str:

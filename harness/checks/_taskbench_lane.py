@@ -12,17 +12,21 @@ compares the two on real and generated records); its plan is built only when it 
 A record this lane does not answer for (a registry to consult, no tasks or more than 64, a
 cycle to name, a node that cites itself, an empty tool name or id) is given back as None: the
 caller checks the built plan with ``check_plan``.
+
+The report depends on nothing but the graph (task names and pointers are positions), and the
+records of a big file repeat a few thousand graphs: ``RecordChecker`` computes each graph's
+``CheckVerdict`` once and gives the same verdict for every record of that graph.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.checks._report import CHECKS, CheckReport, Expectations, Violation
+from harness.checks._report import CHECKS, CheckReport, CheckVerdict, Expectations, Violation
 from harness.plan import Plan
 from harness.plan._taskbench_record import TaskBenchRecord
 
-__all__ = ["check_taskbench_record"]
+__all__ = ["RecordChecker", "RecordReport", "check_taskbench_record"]
 
 _ISOLATED = CHECKS["isolated_task"]
 _REDUNDANT = CHECKS["redundant_dependency"]
@@ -30,6 +34,9 @@ _BAND = CHECKS["task_count_band"]
 _SKIPPED = ("known_capabilities", "required_capabilities", "arguments_valid", "dataflow_types")
 _MOST_TASKS = 64
 """Larger plans go to check_plan (the rounds of ``_ancestors`` are quadratic at worst)."""
+_MEMO = 1 << 14
+"""Graphs whose verdicts a ``RecordChecker`` keeps (forgotten all at once past this; a few
+MiB at most)."""
 _PLAN_SLOT: Any = CheckReport.__dict__["plan"]  # the slot behind CheckReport.plan
 
 
@@ -93,6 +100,39 @@ def base_outcomes(expect: Expectations) -> dict[str, str]:
     return outcomes
 
 
+class RecordChecker:
+    """``check_taskbench_record`` for one run's expectations, each graph's verdict computed
+    once (records are keyed by their dependency lists, all the checks read)."""
+
+    def __init__(self, expect: Expectations) -> None:
+        self._expect = expect
+        self._outcomes = base_outcomes(expect)
+        self._known: dict[tuple[tuple[int, ...], ...], CheckVerdict | None] = {}
+
+    def verdict(self, record: TaskBenchRecord) -> CheckVerdict | None:
+        """The verdict ``check_plan`` gives the record's plan without a registry, or None when
+        this lane does not answer for the record."""
+        if not _answers(record):
+            return None
+        key = tuple(map(tuple, record.deps))
+        known = self._known
+        try:
+            return known[key]
+        except KeyError:
+            verdict = _verdict(record.deps, self._expect, self._outcomes)
+        if len(known) >= _MEMO:
+            known.clear()
+        known[key] = verdict
+        return verdict
+
+    def report(self, record: TaskBenchRecord) -> RecordReport | None:
+        """``verdict`` as the record's report (its plan built when read), or None."""
+        verdict = self.verdict(record)
+        if verdict is None:
+            return None
+        return RecordReport(record, verdict.violations, dict(verdict.outcomes), verdict.ok)
+
+
 def check_taskbench_record(
     record: TaskBenchRecord, expect: Expectations, outcomes: dict[str, str]
 ) -> RecordReport | None:
@@ -104,11 +144,28 @@ def check_taskbench_record(
         expect: the expectations (``needs`` changes nothing here: every need is a dependency).
         outcomes: ``base_outcomes(expect)``, computed once per run; copied, never changed.
     """
-    tools = record.tools
-    n = len(tools)
-    if not n or n > _MOST_TASKS or record.on_itself or "" in tools or record.plan_id == "":
+    verdict = _verdict(record.deps, expect, outcomes) if _answers(record) else None
+    if verdict is None:
         return None
-    deps = record.deps
+    return RecordReport(record, verdict.violations, dict(verdict.outcomes), verdict.ok)
+
+
+def _answers(record: TaskBenchRecord) -> bool:
+    """False for a record the lane leaves to ``check_plan`` whatever its graph."""
+    tools = record.tools
+    return (
+        0 < len(tools) <= _MOST_TASKS
+        and not record.on_itself
+        and "" not in tools
+        and record.plan_id != ""
+    )
+
+
+def _verdict(
+    deps: list[list[int]], expect: Expectations, outcomes: dict[str, str]
+) -> CheckVerdict | None:
+    """The verdict on a graph of ``len(deps)`` tasks, or None when it has a cycle."""
+    n = len(deps)
     ancestors = _ancestors(deps)
     if ancestors is None:
         return None  # acyclic names the cycle: the general path words it
@@ -166,11 +223,11 @@ def check_taskbench_record(
     if multi:
         _redundant(deps, ancestors, found, checks)
     if not found:
-        return RecordReport(record, (), dict(outcomes), True)
+        return CheckVerdict(n, (), outcomes, True)
     mine = dict(outcomes)
     for check in checks:
         mine[check] = "fail" if CHECKS[check] == "error" else "warn"
-    return RecordReport(record, tuple(found), mine, "task_count_band" not in checks)
+    return CheckVerdict(n, tuple(found), mine, "task_count_band" not in checks)
 
 
 def _ancestors(deps: list[list[int]]) -> list[int] | None:

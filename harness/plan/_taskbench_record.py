@@ -36,7 +36,7 @@ __all__ = ["TaskBenchRecord", "read_taskbench_record"]
 _UNSET: Any = msgspec.UNSET
 
 
-class _Argument(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+class _Argument(msgspec.Struct, forbid_unknown_fields=True, gc=False, frozen=True):
     name: str
     value: str
 
@@ -61,6 +61,11 @@ class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _decode = msgspec.json.Decoder(_Record).decode
+_CITATIONS: dict[object, int] = {f"<node-{k}>": k for k in range(256)}
+_cited = _CITATIONS.get
+"""The position an argument that is exactly one citation cites, else None (an ``_Argument``
+is hashable and equal to no str): one lookup for the usual argument of a record whose tools
+are all different (the others go through the rules below, as ``fast_taskbench_plan``)."""
 _HUGE = 10**4000
 """Ints from here on have more digits than ``json.loads`` reads (4,300)."""
 
@@ -152,13 +157,23 @@ def _read(line: str) -> TaskBenchRecord | None:
             continue
         if not arguments:
             continue
+        strings += len(arguments)
         for arg in arguments:
+            if not repeats:
+                producer = _cited(arg)
+                if producer is not None:  # one whole citation (the usual argument)
+                    if producer >= size:
+                        return None
+                    if producer == k:
+                        on_itself = True
+                    elif producer not in mine:
+                        mine.append(producer)
+                    continue
             if type(arg) is str:
                 text = arg
-                strings += 1
             else:
                 text = arg.value  # type: ignore[union-attr]
-                strings += 4
+                strings += 3
             if "<" not in text:
                 named = text.strip()
                 if named in index and (index[named] != k or (repeats and where[named] != [k])):

@@ -27,7 +27,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness._cli import check as check_cli
-from harness.checks import CheckReport, Expectations, FileResult, check_plan, iter_check_files
+from harness.checks import (
+    CheckReport,
+    CheckVerdict,
+    Expectations,
+    FileResult,
+    _taskbench_lane,
+    check_plan,
+    iter_check_files,
+    iter_check_verdicts,
+)
 from harness.checks._taskbench_lane import base_outcomes, check_taskbench_record
 from harness.plan import iter_plan_file
 from harness.plan._taskbench_fast import fast_taskbench_plan
@@ -51,6 +60,10 @@ def _same_as_general(line: str) -> bool:
     plan = fast_taskbench_plan(line)
     assert plan is not None, f"the record lane took a line the fast lane refuses: {line}"
     assert record.plan() == plan
+    positions = [
+        [int(d.removeprefix("node-")) for d in t.depends_on if d != t.id] for t in plan.tasks
+    ]
+    assert record.deps == positions  # the graph the checks (and their memo) read
     answered = False
     for expect in EXPECTATIONS:
         report = check_taskbench_record(record, expect, base_outcomes(expect))
@@ -173,6 +186,35 @@ def test_generated_records_get_the_general_paths_report(line: str) -> None:
     _same_as_general(line)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "read"),
+    [
+        (["<node-0>", "<node-0>"], True),  # one producer cited twice: one dependency
+        (["<node-00>"], True),  # not the lookup's spelling: read by the rules, as the fast lane
+        (["<node-\u0660>"], True),  # an Arabic-Indic zero: int() reads it
+        (["<node-2>"], True),  # the node itself (read; its report is the general path's)
+        (["<node-3>"], False),  # no such node: the other lanes word it
+        (["<node-300>"], False),
+        (["<node-1>", "x", "<node-0>"], True),
+        ([{"name": "image", "value": "<node-0>"}, "<node-1>"], True),
+        ([{"name": "<node-0>", "value": "<node-1>"}], True),
+    ],
+)
+def test_each_spelling_of_a_citation_gets_the_general_paths_report(
+    arguments: list[Any], read: bool
+) -> None:
+    nodes = [
+        {"task": "A", "arguments": ["x"]},
+        {"task": "B", "arguments": ["<node-0>"]},
+        {"task": "C", "arguments": arguments},
+    ]
+    for tools in ("ABC", "ABA"):  # tools all different (the lookup), and one repeated
+        named = [{**node, "task": tool} for node, tool in zip(nodes, tools, strict=True)]
+        line = json.dumps({"id": "1", "task_nodes": named}, ensure_ascii=False)
+        assert (read_taskbench_record(line) is not None) is read
+        _same_as_general(line)
+
+
 def test_the_lane_refuses_what_it_cannot_answer_for() -> None:
     plain = '{"id": "1", "task_nodes": [{"task": "A", "arguments": ["x"]}, {"task": "B", "arguments": ["<node-0>"]}]}'  # noqa: E501
     assert read_taskbench_record(plain) is not None
@@ -239,7 +281,10 @@ def _reference(path: Path, expect: Expectations) -> list[FileResult]:
 def _printed(results: list[FileResult], output: str) -> str:
     stdout, sys.stdout = sys.stdout, io.StringIO()
     try:
-        (check_cli._print_json if output == "json" else check_cli._print_text)(results)
+        checked = [
+            (r.path, r.error if r.report is None else CheckVerdict.of(r.report)) for r in results
+        ]
+        (check_cli._print_json if output == "json" else check_cli._print_text)(checked)
         return sys.stdout.getvalue()
     finally:
         sys.stdout = stdout
@@ -279,10 +324,42 @@ def test_a_file_checks_as_the_general_path_checks_it(
     assert sum(isinstance(getattr(r.report, "_record", None), TaskBenchRecord) for r in results)
 
 
+@pytest.mark.parametrize("memo", [1 << 14, 3], ids=["memo", "memo-cleared"])
+@pytest.mark.parametrize("expect", EXPECTATIONS[:2], ids=["default", "band"])
+def test_a_files_verdicts_are_the_general_paths(
+    mixed_file: Path, expect: Expectations, memo: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records of one graph share one verdict (also after the memo is forgotten, here every
+    three graphs); each is still the verdict check_plan gives that record's plan."""
+    monkeypatch.setattr(_taskbench_lane, "_MEMO", memo)
+    checked = list(iter_check_verdicts([mixed_file], expect=expect))
+    reference = _reference(mixed_file, expect)
+    assert [label for label, _ in checked] == [r.path for r in reference]
+    for (_, got), want in zip(checked, reference, strict=True):
+        if want.report is None:
+            assert got == want.error
+            continue
+        assert isinstance(got, CheckVerdict)
+        assert got.task_count == want.report.task_count
+        assert got.ok == want.report.ok
+        assert got.violations == want.report.violations
+        assert got.outcomes == want.report.outcomes
+    verdicts = [v for _, v in checked if isinstance(v, CheckVerdict)]
+    if memo > len(verdicts):  # shared, not one per record
+        assert len({id(v) for v in verdicts}) < len(verdicts)
+
+
+@pytest.mark.parametrize("memo", [1 << 14, 2], ids=["memo", "memo-cleared"])
 @pytest.mark.parametrize("output", ["text", "json"])
 def test_check_prints_what_the_general_path_prints(
-    mixed_file: Path, output: str, capsys: pytest.CaptureFixture[str]
+    mixed_file: Path,
+    output: str,
+    memo: int,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(_taskbench_lane, "_MEMO", memo)
+    monkeypatch.setattr(check_cli, "_MEMO", memo)
     result = run_cli(capsys, "check", str(mixed_file), "--format", output, "--min-tasks", "2")
     reference = _reference(mixed_file, Expectations(min_tasks=2))
     assert result.out == _printed(reference, output)
