@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
@@ -147,7 +147,10 @@ class CaseParts:
 
 
 def case_parts(
-    s: Summary, prompts: dict[str, str], budget: int = DETAIL_BUDGET, part_bytes: int = PART_BYTES
+    s: Summary,
+    prompts: Mapping[str, str],
+    budget: int = DETAIL_BUDGET,
+    part_bytes: int = PART_BYTES,
 ) -> CaseParts:
     """``case_payload`` cut into parts of ``per`` cases (one JSON encoding per part)."""
     main, detail = case_payload(s, prompts, budget)
@@ -207,7 +210,7 @@ def _detail_part(detail: dict[str, Any], a: int, b: int) -> dict[str, Any]:
 
 
 def case_payload(
-    s: Summary, prompts: dict[str, str], budget: int = DETAIL_BUDGET
+    s: Summary, prompts: Mapping[str, str], budget: int = DETAIL_BUDGET
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The case list and detail of report.html, whole (``case_parts`` cuts them into parts).
 
@@ -222,7 +225,7 @@ def case_payload(
 
 
 def _case_payload_by_row(
-    s: Summary, prompts: dict[str, str], budget: int
+    s: Summary, prompts: Mapping[str, str], budget: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``case_payload``, one row at a time."""
     models = [str(m) for m in s.models.index]
@@ -364,7 +367,7 @@ class _Grid:
         return grid
 
     def payload(
-        self, s: Summary, prompts: dict[str, str], budget: int
+        self, s: Summary, prompts: Mapping[str, str], budget: int
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         samples = self.sample.tolist()
         nc, nm, ns = self.nc, self.nm, self.ns

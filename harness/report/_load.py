@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -248,13 +248,80 @@ def load_run(path: str | Path) -> LoadedRun:
     return LoadedRun(run_dir, manifest, rows, frame, scanned.check_sets, scanned.torn_line, scanned)
 
 
-def read_prompts(run_dir: Path) -> dict[str, str]:
+def read_prompts(run_dir: Path) -> Mapping[str, str]:
     """The run's ``{case id: rendered prompt}`` (empty for runs written before prompts.json,
-    or when the file is unreadable: the report then shows no prompt, nothing else changes)."""
+    or when the file is unreadable: the report then shows no prompt, nothing else changes).
+
+    A file in the layout ``planeval run`` writes (one entry a line) is indexed, not held: a
+    prompt is read from disk when asked for (the report's detail asks for a few, up to its
+    byte budget). With a tool list in every prompt, the whole document held at once was most
+    of a 100,000-case report's memory (1.7 GiB). Any other layout is read whole."""
+    path = run_dir / PROMPTS_FILE
     try:
-        data = json.loads((run_dir / PROMPTS_FILE).read_text(encoding="utf-8"))
+        indexed = _PromptFile.open(path)
+        if indexed is not None:
+            return indexed
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}
     return {str(k): v for k, v in data.items() if isinstance(v, str)}
+
+
+class _PromptFile(Mapping[str, str]):
+    """prompts.json as ``planeval run`` writes it (``{`` alone, then ``"id": "prompt"`` a line,
+    then ``}``), indexed by case id: each entry's byte span, read and decoded on demand. The
+    last entry of an id wins, as with ``json.loads``. An entry that does not decode to a
+    string reads as absent."""
+
+    def __init__(self, path: Path, spans: dict[str, tuple[int, int]]) -> None:
+        self._path, self._spans = path, spans
+
+    @classmethod
+    def open(cls, path: Path) -> _PromptFile | None:
+        """The index of ``path``, or None when it is not in the layout run writes."""
+        decode_key = json.JSONDecoder().raw_decode
+        spans: dict[str, tuple[int, int]] = {}
+        with path.open("rb") as fh:
+            if fh.readline() != b"{\n":
+                return None
+            offset = 2
+            closed = False
+            for line in fh:
+                if closed:
+                    return None  # text after the closing brace
+                if line in (b"}\n", b"}"):
+                    closed = True
+                    continue
+                entry = line.rstrip(b"\n")
+                entry = entry[:-1] if entry.endswith(b",") else entry
+                try:
+                    text = entry.decode("utf-8")
+                    key, end = decode_key(text)
+                except ValueError:
+                    return None
+                if not isinstance(key, str) or not text.startswith(": ", end):
+                    return None
+                spans[key] = (offset, len(entry))
+                offset += len(line)
+        return cls(path, spans) if closed else None
+
+    def __getitem__(self, case: str) -> str:
+        start, size = self._spans[case]
+        with self._path.open("rb") as fh:
+            fh.seek(start)
+            entry = fh.read(size)
+        try:
+            value = json.loads(b"{" + entry + b"}").get(case)
+        except (UnicodeDecodeError, ValueError):
+            raise KeyError(case) from None
+        if not isinstance(value, str):
+            raise KeyError(case)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
