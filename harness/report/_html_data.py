@@ -17,6 +17,7 @@ Small runs keep every part inside report.html; larger ones write them beside it 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -128,10 +129,19 @@ def _ref(tables: _Tables, row: Row | _Shown) -> list[int] | int:
     ref = [
         tables.add("p", row.plan_json),
         tables.add("v", row.violations),
-        tables.add("t", row.answer),
-        tables.add("t", row.detail),
+        tables.add("t", _text(row.answer)),
+        tables.add("t", _text(row.detail)),
     ]
     return ref if any(x >= 0 for x in ref) else 0
+
+
+def _text(value: Any) -> str | None:
+    """A row's answer or detail as the page shows it: the results-row schema says text (or
+    null); a row written by another tool with an object, a list or a number there is shown as
+    its JSON text rather than stopping the report."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)

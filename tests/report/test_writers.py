@@ -187,3 +187,18 @@ def test_check_failure_rate_intervals_are_clustered_by_case(tmp_path: Path) -> N
     text = write_report(run).summary_md.read_text()
     section = text.split("### Checks that fail most")[1].split("###")[0]
     assert interval(r["low"], r["high"]) in section and "42.0–58.0%" not in section
+
+
+@pytest.mark.parametrize("detail", [{"why": "an object"}, ["a", 1], 7])
+def test_a_detail_that_is_not_text_is_shown_as_json(tmp_path: Path, detail: object) -> None:
+    """The results-row schema says a detail is text or null; a row another tool wrote with an
+    object, a list or a number there is shown as its JSON text (it stopped report.html with a
+    traceback: an unhashable detail)."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "ff", ("a", "c2"): "pp"})
+    path = run / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[0]["detail"] = detail
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    files = write_report(run)
+    shown = json.dumps(json.dumps(detail))[1:-1]  # as the page's JSON data holds the text
+    assert shown in files.report_html.read_text(encoding="utf-8")
