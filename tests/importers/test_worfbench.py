@@ -534,6 +534,7 @@ class TestStreamedRead:
         """A named pipe cannot be read twice: it is read once (bounded) and both passes are
         made over what came through."""
         import threading
+        import time
 
         items = [worfbench_item(f"w{i}", f"Task {i}.", TOOLS, GOLD) for i in range(3)]
         fifo = tmp_path / "items.json"
@@ -546,6 +547,13 @@ class TestStreamedRead:
 
         writer = threading.Thread(target=feed)
         writer.start()
+        # A pipe with no writer yet reads as empty (bounded reads never wait for one): start
+        # the import once the writer waits in open(), as a shell's writer already does.
+        wchan = Path(f"/proc/self/task/{writer.native_id}/wchan")
+        for _ in range(500):
+            if not wchan.exists() or "partner" in wchan.read_text(errors="replace"):
+                break
+            time.sleep(0.01)
         try:
             result = import_worfbench(fifo, root=tmp_path / "proj", suite="p")
         finally:
