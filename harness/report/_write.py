@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import multiprocessing
 import os
 import shutil
@@ -21,7 +23,7 @@ from harness.report._load import LoadedRun, load_run
 from harness.report._markdown import render_summary_md
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
@@ -74,13 +76,20 @@ def write_report(
     loaded = run if isinstance(run, LoadedRun) else load_run(run)
     folder = out or loaded.run_dir
     folder.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(folder):
+        return _write_report(loaded, folder, baseline, processes)
+
+
+def _write_report(
+    loaded: LoadedRun, folder: Path, baseline: Baseline | None, processes: int
+) -> ReportFiles:
     summary_md, report_html = folder / "summary.md", folder / "report.html"
     junit_xml, results_csv = folder / "junit.xml", folder / "results.csv"
     tables = _Fork.start(_write_tables, loaded, junit_xml, results_csv) if processes > 1 else None
     try:
         summary = summarize(loaded)
         _write_summary_md(summary, baseline, summary_md)
-        report_data = write_report_page(render_report_page(summary), report_html)
+        report_data = _write_page(render_report_page(summary), report_html)
         if tables is None:
             _write_tables(loaded, junit_xml, results_csv)
     except BaseException:
@@ -99,8 +108,16 @@ def write_report_page(page: ReportPage, path: Path) -> Path | None:
     that names it replaces the old one: a reader sees the old page with its folder or the new
     one with its own, never a page without its data. Then every other ``report-data-*``
     folder there (an older report's, or one a crash left half-written) is removed. On an error
-    nothing new is left and the old report stays as it was.
+    nothing new is left and the old report stays as it was. Two writers of one folder (two
+    ``planeval report`` of one run, in this process or others) take turns: an exclusive
+    ``flock`` on the folder, so one never removes the other's side folder as stale.
     """
+    with _folder_lock(path.parent):
+        return _write_page(page, path)
+
+
+def _write_page(page: ReportPage, path: Path) -> Path | None:
+    """``write_report_page`` with the folder's lock already held."""
     folder = path.parent
     target = folder / page.folder if page.folder else None
     if target is not None:
@@ -115,6 +132,21 @@ def write_report_page(page: ReportPage, path: Path) -> Path | None:
         if stale.name.lstrip(".").startswith(DATA_PREFIX) and stale != target and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
     return target
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the folder (waiting for another holder) while inside.
+
+    The lock belongs to the folder's open file description: a second writer, in another
+    process or on another thread of this one, waits until the first is done.
+    """
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor of the description releases the lock
 
 
 def _write_folder(target: Path, files: dict[str, bytes]) -> None:

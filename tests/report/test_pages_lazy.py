@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,54 @@ def test_a_failed_write_leaves_the_old_report_whole(
     assert _data_folders(run) == [old.report_data.name]
     after = {p.name: p.read_bytes() for p in [old.report_html, *old.report_data.iterdir()]}
     assert after == before
+
+
+def test_two_writers_of_one_folder_take_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two reports written into one folder at once (two ``planeval report`` of one run): the
+    second waits for the first, so neither removes the other's side folder as stale and the
+    page left names a folder that is there. (Before, the second writer removed the first's
+    new folder before the first had written the page naming it: a page without its data.)"""
+    out = tmp_path / "out"
+    out.mkdir()
+    pages = []
+    for name, outcomes in (("a", {("m", "c0"): "p"}), ("b", {("m", "c0"): "f"})):
+        make_run(tmp_path / name, outcomes)
+        pages.append(render_report_page(summarize(load_run(tmp_path / name)), inline_bytes=0))
+    assert pages[0].folder and pages[1].folder and pages[0].folder != pages[1].folder
+    first_has_its_folder, go_on = threading.Event(), threading.Event()
+    real_write = write_module.atomic_write_text
+
+    def paused_page_write(path: Path, text: str, *args: Any, **kwargs: Any) -> None:
+        if text == pages[0].html:  # the first writer: its folder is written, its page not yet
+            first_has_its_folder.set()
+            go_on.wait(timeout=60)
+        real_write(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(write_module, "atomic_write_text", paused_page_write)
+    errors: list[BaseException] = []
+
+    def write(page: Any) -> None:
+        try:
+            write_report_page(page, out / "report.html")
+        except BaseException as exc:  # pragma: no cover - reported by the assertion below
+            errors.append(exc)
+
+    first = threading.Thread(target=write, args=(pages[0],))
+    first.start()
+    assert first_has_its_folder.wait(timeout=60)
+    second = threading.Thread(target=write, args=(pages[1],))
+    second.start()
+    second.join(timeout=2)  # it waits for the first (before: it finished here)
+    go_on.set()
+    first.join(timeout=60)
+    second.join(timeout=60)
+    assert not errors and not first.is_alive() and not second.is_alive()
+    html = (out / "report.html").read_text(encoding="utf-8")
+    [named] = [p.folder for p in pages if p.folder is not None and p.folder in html]
+    assert _data_folders(out) == [named]
+    assert html == pages[1].html  # the second writer went second
 
 
 # In Chromium: 130 cases, 2 models, 2 samples, in parts of 50 cases (3 parts).
