@@ -92,7 +92,7 @@ def usage_markdown(
         lines.append("| " + " | ".join(cells) + " |")
     if hidden:
         lines.append(f"| …and {hidden:,} more models | | | | | | | |")
-    dated = sorted({f"{p.taken} ({p.source})" for p in prices.values() if p is not None})
+    dated = _price_origins(prices, "{taken} ({source})")
     unpriced = [s.model for s in summaries if s.unpriced]
     lines.append("")
     if dated:
@@ -122,7 +122,7 @@ def usage_total_line(
         return None
     cost = format_usd(total.known_cost)
     per_pass = format_usd(total.cost_per_pass) if total.passes else "no pass"
-    dated = sorted({f"{p.taken}, {p.source}" for p in prices.values() if p is not None})
+    dated = _price_origins(prices, "{taken}, {source}")
     unpriced = [str(s.model) for s in summaries if s.unpriced]
     text = (
         f"All models: {total.calls:,} calls with usage, {format_tokens(total, 'input')} input "
@@ -195,3 +195,19 @@ def _cell(data: dict[str, Any] | None, key: str) -> str:
     if key == "cost_per_pass_usd" and not data.get("passes"):
         return "no pass"
     return format_usd(data.get(key))
+
+
+def _price_origins(prices: Mapping[str, Price | None], form: str) -> list[str]:
+    """Where and when each distinct price was read, in ``form`` (``{taken}`` and ``{source}``);
+    a price that says only one of the two shows that one, one that says neither shows nothing
+    (a prices file may leave both out)."""
+    out: set[str] = set()
+    for p in prices.values():
+        if p is None or not (p.taken or p.source):
+            continue
+        out.add(
+            form.format(taken=p.taken, source=p.source)
+            if p.taken and p.source
+            else p.taken or p.source
+        )
+    return sorted(out)

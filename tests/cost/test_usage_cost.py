@@ -16,6 +16,8 @@ from harness.cost import (
     load_prices,
     summarize_usage,
     usage_from_body,
+    usage_markdown,
+    usage_total_line,
 )
 from harness.report import write_report
 from harness.run import run_suite
@@ -204,3 +206,33 @@ class TestCompare:
         )
         assert data["usage"]["models"]["gpt"]["base"]["cost_usd"] > 0
         assert data["usage"]["models"]["script"]["cand"]["tokens"] is None
+
+
+@pytest.mark.parametrize(
+    ("source", "taken", "said"),
+    [
+        ("", "", None),
+        ("https://example.com/prices", "", "(prices of https://example.com/prices)"),
+        ("", "2026-12-01", "(prices of 2026-12-01)"),
+        (
+            "https://example.com/prices",
+            "2026-12-01",
+            "(prices of 2026-12-01, https://example.com/prices)",
+        ),
+    ],
+)
+def test_the_cost_line_says_only_what_the_prices_say(
+    source: str, taken: str, said: str | None
+) -> None:
+    """A prices file may leave out where or when its prices were read: the cost line then
+    leaves that part out (it printed "(prices of , )")."""
+    price = Price(input=1.0, output=2.0, source=source, taken=taken)
+    rows = [{"model": "m", "status": "pass", "tokens": {"input": 1000, "output": 500}}]
+    line = usage_total_line(rows, {"m": price})
+    table = "\n".join(usage_markdown(rows, {"m": price}))
+    assert line is not None and "$0.0020" in line
+    assert ", )" not in line and "(, " not in line and "()" not in table
+    if said is None:
+        assert "prices of" not in line and "Prices:" not in table
+    else:
+        assert said in line
