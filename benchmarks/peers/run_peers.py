@@ -14,8 +14,13 @@ scratch project, then measures in alternating pairs, whole processes
 The framework peers (promptfoo, Inspect AI) are measured by ``run_frameworks.py`` beside this
 script, on the same imported plans.
 
-Run: ``python benchmarks/peers/run_peers.py [--pairs P] [--as-is]``. Skips, with the reason,
-when the public data is not beside the checkout.
+Run: ``python benchmarks/peers/run_peers.py [--pairs P] [--only NAME] [--without PLUGIN]
+[--as-is]``. ``--only run`` or ``--only plugin`` measures one of the two comparisons (both
+when not given). ``--without PLUGIN`` (repeatable) disables that pytest plugin with
+``-p no:PLUGIN`` in every pytest command of the benchmark, both sides alike (e.g.
+``--without hypothesispytest``: hypothesis' plugin, installed with the dev dependencies, costs
+each pytest start-up the same). Skips, with the reason, when the public data is not beside the
+checkout.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from _paired import add_pairs_option, paired  # noqa: E402
 DATA = HERE.parents[2] / "shared" / "data" / "worfbench"
 IMPORT = [sys.executable, "-m", "harness", "import", "worfbench"]
 DOMAINS = ("toolbench", "toolalpaca", "seal_tools", "wikihow", "intercodesql")
+COMPARISONS = ("run", "plugin")
 
 
 def missing_data() -> str | None:
@@ -67,8 +73,22 @@ def imported_project(root: Path, env: dict[str, str]) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_pairs_option(parser)
+    parser.add_argument(
+        "--only",
+        choices=COMPARISONS,
+        action="append",
+        help="measure only this comparison (repeatable; default: both)",
+    )
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="PLUGIN",
+        help="disable this pytest plugin (-p no:PLUGIN) in every pytest command, both sides",
+    )
     parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
+    only = set(args.only or COMPARISONS)
     why = missing_data()
     if why:
         print(f"skipped: {why}")
@@ -79,34 +99,62 @@ def main() -> None:
         project = imported_project(root, env)
         peer_env = {**env, "PLANS_DIR": str(project / "plan_fixtures")}
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        for name in args.without:
+            pytest += ["-p", f"no:{name}"]
         handwritten = [*pytest, "-p", "no:planeval", str(HERE / "handwritten" / "test_plans.py")]
         out = root / "run"
-        run = paired(
-            "planeval run evals/ vs the hand-written pytest + networkx check",
-            [sys.executable, "-m", "harness", "run", "evals", "--out", str(out)],
-            handwritten,
-            target=1 / 1.5,
-            pairs=args.pairs,
-            env=env,
-            floor_env=peer_env,
-            cwd=project,
-            ok_codes=(0, 1),
-            before=lambda: shutil.rmtree(out, ignore_errors=True),
-        )
-        run.print()
-        print("  (ratio = planeval / hand-written; 0.67 is 1.5x less CPU)")
-        plugin = paired(
-            "pytest --planeval evals/ vs the hand-written check under the same pytest",
-            [*pytest, "--planeval", "evals"],
-            handwritten,
-            target=1.0,
-            pairs=args.pairs,
-            env=env,
-            floor_env=peer_env,
-            cwd=project,
-            ok_codes=(0, 1),
-        )
-        plugin.print()
+        if "run" in only:
+            run_comparison(project, out, handwritten, env, peer_env, args.pairs)
+        if "plugin" in only:
+            plugin_comparison(project, pytest, handwritten, env, peer_env, args.pairs)
+
+
+def run_comparison(
+    project: Path,
+    out: Path,
+    handwritten: list[str],
+    env: dict[str, str],
+    peer_env: dict[str, str],
+    pairs: int,
+) -> None:
+    """``planeval run evals/`` against the hand-written check (target 1.5x less CPU)."""
+    run = paired(
+        "planeval run evals/ vs the hand-written pytest + networkx check",
+        [sys.executable, "-m", "harness", "run", "evals", "--out", str(out)],
+        handwritten,
+        target=1 / 1.5,
+        pairs=pairs,
+        env=env,
+        floor_env=peer_env,
+        cwd=project,
+        ok_codes=(0, 1),
+        before=lambda: shutil.rmtree(out, ignore_errors=True),
+    )
+    run.print()
+    print("  (ratio = planeval / hand-written; 0.67 is 1.5x less CPU)")
+
+
+def plugin_comparison(
+    project: Path,
+    pytest: list[str],
+    handwritten: list[str],
+    env: dict[str, str],
+    peer_env: dict[str, str],
+    pairs: int,
+) -> None:
+    """``pytest --planeval evals/`` against the hand-written check under the same pytest."""
+    plugin = paired(
+        "pytest --planeval evals/ vs the hand-written check under the same pytest",
+        [*pytest, "--planeval", "evals"],
+        handwritten,
+        target=1.0,
+        pairs=pairs,
+        env=env,
+        floor_env=peer_env,
+        cwd=project,
+        ok_codes=(0, 1),
+    )
+    plugin.print()
 
 
 if __name__ == "__main__":

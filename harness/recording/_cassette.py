@@ -25,6 +25,7 @@ from harness._json import loads
 from harness._redaction import SECRET_QUERY_NAME
 from harness._yaml import SafeLoader, load_yaml_file
 from harness.recording._deadline import DeadlineBackend, deadline
+from harness.recording._modes import RECORD_MODES
 
 __all__ = [
     "FILTERED_REQUEST_HEADERS",
@@ -37,9 +38,6 @@ __all__ = [
     "read_cassette",
     "replay_response",
 ]
-
-RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
-"""vcrpy's record modes as planeval uses them (``none`` replays and never calls out)."""
 
 FILTERED_REQUEST_HEADERS: tuple[str, ...] = (
     "authorization",

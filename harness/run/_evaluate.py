@@ -3,41 +3,35 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import __version__
 from harness._errors import InputError, PlanLoadError
-from harness.providers import (
-    Answer,
-    CommandProvider,
-    ProviderError,
-    RetryPolicy,
-    answer_from_body,
-    close_thread_clients,
-    http_provider,
-    with_retries,
-)
+from harness.providers import http_provider
+from harness.providers._base import Answer, ProviderError, answer_from_body
 from harness.recording import (
     RECORD_MODES,
-    CassetteMiss,
     Provenance,
     ResponseFile,
     SamplePaths,
-    open_cassette,
-    read_cassette,
     read_meta,
-    replay_response,
     sample_paths,
     write_meta,
 )
-from harness.run._live import LiveControls, Ticket
 from harness.run._records import ANSWER_LIMIT, ResultRow, Status
 from harness.suite import Case, ModelSpec, Suite
+
+# Replaying response files needs none of these: the cassette machinery, the command provider,
+# the retry loop and the live controls load where a cassette is replayed or a planner called.
+if TYPE_CHECKING:
+    from harness.providers import RetryPolicy
+    from harness.run._live import LiveControls, Ticket
 
 __all__ = [
     "Pending",
@@ -121,10 +115,18 @@ def evaluate_one(
             keep_plan=keep_plan,
         )
     finally:
-        close_thread_clients()
+        _close_thread_clients()
     if pending.write is not None:
         pending.write()
     return pending.check()
+
+
+def _close_thread_clients() -> None:
+    """Close this thread's SDK clients; none can be open while the HTTP providers were never
+    imported (a replay of response files), which this does not import."""
+    http = sys.modules.get("harness.providers._http")
+    if http is not None:
+        http.close_thread_clients()
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,8 @@ def _obtain(
     replayed = _kept_recording(suite, case, model, mode, paths)
     if replayed is not None:
         return replayed
+    from harness.providers import RetryPolicy
+
     policy = retry or RetryPolicy(retries=model.retries)
     ticket = None
     if live is not None:
@@ -282,6 +286,8 @@ def _replay_cassette(suite: Suite, case: Case, model: ModelSpec, paths: SamplePa
     meta = read_meta(paths.meta)
     if meta is not None and meta.provenance.prompt_hash != suite.prompt_hash:
         return _stale(suite, meta.provenance.prompt_hash, paths.cassette)
+    from harness.recording import CassetteMiss, read_cassette, replay_response
+
     provider = http_provider(model.provider)
     expected = None
     if provider is not None and (meta is None or meta.provenance.source == "live"):
@@ -327,6 +333,9 @@ def _record_http(
     live: LiveControls | None = None,
     ticket: Ticket | None = None,
 ) -> _Obtained:
+    from harness.providers import with_retries
+    from harness.recording import open_cassette
+
     provider = http_provider(model.provider)
     assert provider is not None
     key = provider.preflight(model, env)
@@ -386,6 +395,8 @@ def _record_command(
     live: LiveControls | None = None,
     ticket: Ticket | None = None,
 ) -> _Obtained:
+    from harness.providers import CommandProvider, with_retries
+
     provider = CommandProvider()
     prompt = suite.render_prompt(case)
 

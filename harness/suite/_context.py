@@ -10,6 +10,7 @@ beside the suite (``reference_file``), in any format planeval reads; it is score
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import SuiteError
-from harness.registry import Registry
+from harness.registry import Capability, Registry
 
 __all__ = [
     "MetricSettings",
@@ -74,8 +75,22 @@ def render_template(template: str, values: Mapping[str, str]) -> str:
 
 
 def tools_registry(tools: Any, *, source: str) -> Registry:
-    """The registry of a case's ``context.tools`` (names, or capability objects)."""
+    """The registry of a case's ``context.tools`` (names, or capability objects).
+
+    A list of names (every WorfBench case) takes its capabilities from one tuple per distinct
+    list, since imported suites repeat the same lists (500 intercodesql cases, 20 lists); each
+    case still gets its own registry, named after it (``source``) for its messages.
+    """
+    if isinstance(tools, list) and all(isinstance(name, str) and name for name in tools):
+        return Registry(capabilities=_named_capabilities(tuple(tools)), source=source)
     return Registry.from_data(list(tools), source=source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_capabilities(names: tuple[str, ...]) -> tuple[Capability, ...]:
+    """The capabilities of a list of tool names, as ``Registry.from_data`` reads it (built once
+    per distinct list; capabilities are immutable, so registries may share them)."""
+    return Registry.from_data(list(names), source="<tools>").capabilities
 
 
 def case_registry(suite_registry: Registry | None, case_tools: Registry | None) -> Registry | None:

@@ -375,3 +375,73 @@ class TestCost:
         conftests.clear()
         pytester.runpytest(*QUIET, "test_plain.py", plugins=[Keep()]).assert_outcomes(passed=1)
         assert conftests[0].FROZEN == [0]  # type: ignore[attr-defined]
+
+    def test_freezing_the_collection_does_not_walk_every_import_again(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """The freeze at the end of collection collects the young generations only: a full
+        collection there walked every module imported so far once more for nothing."""
+        pytester.makeconftest(
+            """
+            import gc
+            import pytest
+            GENERATIONS = []
+
+            def _seen(phase, info):
+                if phase == "start":
+                    GENERATIONS.append(info["generation"])
+
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_collection_finish(session):
+                gc.callbacks.append(_seen)
+
+            def pytest_runtest_setup(item):
+                if _seen in gc.callbacks:
+                    gc.callbacks.remove(_seen)
+            """
+        )
+        conftests: list[object] = []
+
+        class Keep:
+            def pytest_plugin_registered(self, plugin: object) -> None:
+                if getattr(plugin, "GENERATIONS", None) is not None:
+                    conftests.append(plugin)
+
+        result = pytester.runpytest(*QUIET, "--planeval", "evals/", plugins=[Keep()])
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        generations = conftests[0].GENERATIONS  # type: ignore[attr-defined]
+        assert generations and max(generations) < 2
+
+
+class TestImports:
+    def test_a_replay_imports_no_cassette_http_or_live_machinery(
+        self, pytester: pytest.Pytester, project: Path
+    ) -> None:
+        """Replaying response files loads neither the cassette machinery (vcrpy's glue, gzip,
+        ssl), the HTTP providers and their SDKs, nor the live run's controls; a fresh process,
+        as a user runs it."""
+        heavy = (
+            "vcr",
+            "httpx",
+            "openai",
+            "anthropic",
+            "harness.recording._cassette",
+            "harness.providers._http",
+            "harness.providers._command",
+            "harness.providers._retry",
+            "harness.run._live",
+        )
+        pytester.makeconftest(
+            f"""
+            import sys
+
+            def pytest_unconfigure(config):
+                heavy = {heavy!r}
+                loaded = sorted(m for m in sys.modules if m.startswith(heavy))
+                with open("imported.txt", "w") as fh:
+                    fh.write(" ".join(loaded))
+            """
+        )
+        result = pytester.runpytest_subprocess(*QUIET, "--planeval", "evals/")
+        result.assert_outcomes(passed=1, failed=2, errors=2)
+        assert (pytester.path / "imported.txt").read_text() == ""

@@ -53,6 +53,29 @@ class TestContext:
             load_suite(make_project(tmp_path, cases=cases, prompt=PROMPT))
         assert "/cases/0/context/tools" in caught.value.one_line()
 
+    def test_cases_repeating_a_tool_list_each_name_their_own_case(self, tmp_path: Path) -> None:
+        """Imported suites repeat tool lists: each case reads them as a registry of its own
+        (its messages name the case), with the capabilities a fresh read gives; an empty
+        name in a repeated list is still refused where it is."""
+        from harness.registry import Registry
+
+        tools = ["city", "country", "countrylanguage"]
+        cases = [{"id": f"c{i}", "goal": "Query", "context": {"tools": tools}} for i in range(3)]
+        suite = load_suite(make_project(tmp_path, cases=cases, prompt=PROMPT))
+        fresh = Registry.from_data(tools, source="fresh").capabilities
+        registries = [suite.registry_for(case) for case in suite.cases]
+        assert all(r is not None and r.capabilities == fresh for r in registries)
+        messages = [r.explain_unknown("zzz") for r in registries if r is not None]
+        assert [m.rsplit("#", 1)[-1] for m in messages] == [
+            f"/cases/{i} has no close name" for i in range(3)
+        ]
+        assert all(r is not None and r.resolve("city") == fresh[0] for r in registries)
+
+        cases.append({"id": "bad", "goal": "Query", "context": {"tools": [*tools, ""]}})
+        with pytest.raises(SuiteError) as caught:
+            load_suite(make_project(tmp_path / "bad", cases=cases, prompt=PROMPT))
+        assert "/cases/3/context/tools/3" in caught.value.one_line()
+
 
 class TestReference:
     def test_inline_and_file_references(self, tmp_path: Path) -> None:
