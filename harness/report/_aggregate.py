@@ -13,6 +13,7 @@ failures) but are counted in their own columns everywhere.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -289,20 +290,43 @@ def _check_intervals(
     return low[at], high[at]
 
 
+def _tag_text(tag: Any) -> Any:
+    """A tag as the report shows it: the results-row schema says text; a list or an object
+    (from a row written by another tool) is shown as its JSON text rather than stopping the
+    report."""
+    return json.dumps(tag, ensure_ascii=False) if isinstance(tag, (list, dict)) else tag
+
+
+def _tag_sets(run: LoadedRun) -> tuple[list[tuple[Any, ...]], npt.NDArray[np.int64]]:
+    """The distinct tag lists of the run (each a tuple of tags, ``_tag_text``) and, per row,
+    the index of its list: the loader reads equal ``tags`` values once."""
+    scanned = run.scanned
+    if scanned is not None:
+        values, ids = scanned.tag_values, np.asarray(scanned.tag_ids, dtype=np.int64)
+    else:
+        values, ids = run.row_tags(), np.arange(len(run.frame), dtype=np.int64)
+    return [tuple(map(_tag_text, t or ())) for t in values], ids
+
+
 def _tags(run: LoadedRun) -> pd.DataFrame:
     """Per (tag, model), in sorted order: counted, passed, not_counted, rate, low, high
     (clustered by case), cases. Rows are spread over their tags by codes (numpy), not by
     exploding a column of lists; tags that are not all strings go through ``_tags_exploded``,
     which gives the same table."""
     f = run.frame
-    seq = [t or () for t in run.row_tags()]
-    flat = list(chain.from_iterable(seq))
-    if not set(map(type, flat)) <= {str}:
-        return _tags_exploded(run)
-    if not flat:
+    sets, ids = _tag_sets(run)
+    flat_sets = list(chain.from_iterable(sets))
+    if not set(map(type, flat_sets)) <= {str}:
+        return _tags_exploded(run, [sets[i] for i in ids.tolist()])
+    set_len = np.array([len(t) for t in sets], dtype=np.int64)
+    lens = set_len[ids]
+    if not lens.sum():
         return _no_tags()
-    row = np.repeat(np.arange(len(seq)), list(map(len, seq)))
-    tag, tags = pd.factorize(np.array(flat, dtype=object), sort=True)
+    # Each row repeated once per tag, in file order and each row's tag order.
+    row = np.repeat(np.arange(len(ids)), lens)
+    at = np.arange(len(row)) - np.repeat(np.cumsum(lens) - lens, lens)
+    set_tag, tags = pd.factorize(np.array(flat_sets, dtype=object), sort=True)
+    tag = set_tag[(np.cumsum(set_len) - set_len)[ids[row]] + at]
     model, models = pd.factorize(f["model"], sort=True)
     case, cases = run.case_codes
     counted = f["counted"].to_numpy()[row].astype(np.int64)
@@ -349,10 +373,14 @@ def _no_tags() -> pd.DataFrame:
     )
 
 
-def _tags_exploded(run: LoadedRun) -> pd.DataFrame:
-    """``_tags`` by exploding a column of each row's tags (any hashable tag values)."""
+def _tags_exploded(run: LoadedRun, row_tags: list[tuple[Any, ...]] | None = None) -> pd.DataFrame:
+    """``_tags`` by exploding a column of each row's tags (any hashable tag values, or
+    ``_tag_text``); ``row_tags``: each row's tags, when already read."""
+    if row_tags is None:
+        sets, ids = _tag_sets(run)
+        row_tags = [sets[i] for i in ids.tolist()]
     f = run.frame[["case", "model", "counted", "passed"]].copy()
-    f["tag"] = [list(t or []) for t in run.row_tags()]
+    f["tag"] = [list(t) for t in row_tags]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
         return _no_tags()
