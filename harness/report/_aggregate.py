@@ -74,16 +74,21 @@ class Summary:
     not_counted: pd.DataFrame
     """The missing / stale / error rows: case, model, sample, status, detail."""
 
-    @property
+    @cached_property
     def total(self) -> dict[str, Any]:
         """Pooled figures over all models: counted, passed, rate, low, high (clustered by case
-        over every model), and each status."""
+        over every model), and each status; computed once for every writer that shows them."""
         f = self.run.frame
         counted = int(f["counted"].sum())
         passed = int(f["passed"].sum())
         # Clustered by case: every sample of a case, of every model, shares its difficulty.
-        per_case = f.groupby("case", sort=False, observed=True)[["passed", "counted"]].sum()
-        low, high = cluster_wilson(ClusterSums.of_cases(per_case["passed"], per_case["counted"]))
+        # Per case, in order of first appearance (the case codes'), as a groupby would give.
+        codes, cases = self.run.case_codes
+        per_case = [
+            np.bincount(codes, weights=f[c].to_numpy(), minlength=len(cases)).astype(np.int64)
+            for c in ("passed", "counted")
+        ]
+        low, high = cluster_wilson(ClusterSums.of_cases(*per_case))
         out: dict[str, Any] = {
             "rows": len(f),
             "counted": counted,
@@ -166,14 +171,23 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
     df["k"] = k
     at_k: dict[str, float] = {}
     hat_k: dict[str, float] = {}
+    # Cases hold few distinct (counted, passed) pairs: each pair's pass@k and pass^k once.
+    known: dict[tuple[int, int], tuple[float, float]] = {}
     for model, group in cases.groupby(level="model", sort=False):
         usable = group[group["counted"] >= k]
         if k < 2 or usable.empty:
             at_k[str(model)] = hat_k[str(model)] = math.nan
             continue
-        pairs = list(zip(usable["counted"], usable["passed"], strict=True))
-        at_k[str(model)] = float(np.mean([pass_at_k(int(n), int(c), k) for n, c in pairs]))
-        hat_k[str(model)] = float(np.mean([pass_hat_k(int(n), int(c), k) for n, c in pairs]))
+        both = []
+        counted = map(int, usable["counted"].tolist())
+        for pair in zip(counted, map(int, usable["passed"].tolist()), strict=True):
+            found = known.get(pair)
+            if found is None:
+                n, c = pair
+                found = known[pair] = (pass_at_k(n, c, k), pass_hat_k(n, c, k))
+            both.append(found)
+        at_k[str(model)] = float(np.mean([a for a, _ in both]))
+        hat_k[str(model)] = float(np.mean([h for _, h in both]))
     df["pass_at_k"] = pd.Series(at_k)
     df["pass_hat_k"] = pd.Series(hat_k)
     from harness.cost import run_prices
