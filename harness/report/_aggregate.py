@@ -154,9 +154,38 @@ def _status_counts(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return counts
 
 
+def _coded_status_counts(run: LoadedRun, *, per_case: bool) -> pd.DataFrame:
+    """``_status_counts(run.frame, ["case", "model"])`` (or ``["model"]``), the same table
+    from the run's integer codes: one ``bincount``, no groupby on the id strings."""
+    status, statuses = pd.factorize(run.frame["status"], sort=False)
+    model, models = run.model_codes
+    case, cases = run.case_codes
+    if (status < 0).any() or (model < 0).any() or (per_case and (case < 0).any()):
+        return _status_counts(run.frame, ["case", "model"] if per_case else ["model"])
+    nm, ns = len(models), len(statuses)
+    key = case.astype(np.int64) * nm + model if per_case else model.astype(np.int64)
+    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the groups in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    grid = np.bincount(rank[inverse] * ns + status, minlength=len(keys) * ns)
+    keys = keys[order]
+    if per_case:
+        index = pd.MultiIndex.from_arrays(
+            [cases[keys // nm], models[keys % nm]], names=["case", "model"]
+        )
+    else:
+        index = pd.Index(models[keys], name="model")
+    counts = pd.DataFrame(grid.reshape(len(keys), ns), index=index, columns=list(statuses))
+    for name in ("pass", "fail", "unparseable", *NOT_COUNTED):
+        if name not in counts.columns:
+            counts[name] = 0
+    return counts
+
+
 def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
     f = run.frame
-    counts = _status_counts(f, ["model"])
+    counts = _coded_status_counts(run, per_case=False)
     df = pd.DataFrame(index=counts.index)
     df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
     df["passed"] = counts["pass"]
@@ -201,15 +230,18 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cases(run: LoadedRun) -> pd.DataFrame:
-    f = run.frame
-    counts = _status_counts(f, ["case", "model"])
+    counts = _coded_status_counts(run, per_case=True)
     df = pd.DataFrame(index=counts.index)
     df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
     df["passed"] = counts["pass"]
     _with_interval(df, "passed", "counted")
-    df["label"] = [
-        case_label(int(n), int(c)) for n, c in zip(df["counted"], df["passed"], strict=True)
-    ]
+    n, c = df["counted"].to_numpy(), df["passed"].to_numpy()
+    # case_label, for every (case, model) at once
+    df["label"] = np.select(
+        [n == 0, (n == 1) & (c > 0), n == 1, c == n, c == 0],
+        ["no data", "pass", "fail", "stable-pass", "stable-fail"],
+        "flaky",
+    ).tolist()
     for status in NOT_COUNTED:
         df[status] = counts[status]
     return df.sort_index()
