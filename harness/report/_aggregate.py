@@ -13,6 +13,7 @@ failures) but are counted in their own columns everywhere.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -73,16 +74,21 @@ class Summary:
     not_counted: pd.DataFrame
     """The missing / stale / error rows: case, model, sample, status, detail."""
 
-    @property
+    @cached_property
     def total(self) -> dict[str, Any]:
         """Pooled figures over all models: counted, passed, rate, low, high (clustered by case
-        over every model), and each status."""
+        over every model), and each status; computed once for every writer that shows them."""
         f = self.run.frame
         counted = int(f["counted"].sum())
         passed = int(f["passed"].sum())
         # Clustered by case: every sample of a case, of every model, shares its difficulty.
-        per_case = f.groupby("case", sort=False, observed=True)[["passed", "counted"]].sum()
-        low, high = cluster_wilson(ClusterSums.of_cases(per_case["passed"], per_case["counted"]))
+        # Per case, in order of first appearance (the case codes'), as a groupby would give.
+        codes, cases = self.run.case_codes
+        per_case = [
+            np.bincount(codes, weights=f[c].to_numpy(), minlength=len(cases)).astype(np.int64)
+            for c in ("passed", "counted")
+        ]
+        low, high = cluster_wilson(ClusterSums.of_cases(*per_case))
         out: dict[str, Any] = {
             "rows": len(f),
             "counted": counted,
@@ -148,9 +154,38 @@ def _status_counts(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return counts
 
 
+def _coded_status_counts(run: LoadedRun, *, per_case: bool) -> pd.DataFrame:
+    """``_status_counts(run.frame, ["case", "model"])`` (or ``["model"]``), the same table
+    from the run's integer codes: one ``bincount``, no groupby on the id strings."""
+    status, statuses = pd.factorize(run.frame["status"], sort=False)
+    model, models = run.model_codes
+    case, cases = run.case_codes
+    if (status < 0).any() or (model < 0).any() or (per_case and (case < 0).any()):
+        return _status_counts(run.frame, ["case", "model"] if per_case else ["model"])
+    nm, ns = len(models), len(statuses)
+    key = case.astype(np.int64) * nm + model if per_case else model.astype(np.int64)
+    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the groups in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    grid = np.bincount(rank[inverse] * ns + status, minlength=len(keys) * ns)
+    keys = keys[order]
+    if per_case:
+        index = pd.MultiIndex.from_arrays(
+            [cases[keys // nm], models[keys % nm]], names=["case", "model"]
+        )
+    else:
+        index = pd.Index(models[keys], name="model")
+    counts = pd.DataFrame(grid.reshape(len(keys), ns), index=index, columns=list(statuses))
+    for name in ("pass", "fail", "unparseable", *NOT_COUNTED):
+        if name not in counts.columns:
+            counts[name] = 0
+    return counts
+
+
 def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
     f = run.frame
-    counts = _status_counts(f, ["model"])
+    counts = _coded_status_counts(run, per_case=False)
     df = pd.DataFrame(index=counts.index)
     df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
     df["passed"] = counts["pass"]
@@ -165,14 +200,23 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
     df["k"] = k
     at_k: dict[str, float] = {}
     hat_k: dict[str, float] = {}
+    # Cases hold few distinct (counted, passed) pairs: each pair's pass@k and pass^k once.
+    known: dict[tuple[int, int], tuple[float, float]] = {}
     for model, group in cases.groupby(level="model", sort=False):
         usable = group[group["counted"] >= k]
         if k < 2 or usable.empty:
             at_k[str(model)] = hat_k[str(model)] = math.nan
             continue
-        pairs = list(zip(usable["counted"], usable["passed"], strict=True))
-        at_k[str(model)] = float(np.mean([pass_at_k(int(n), int(c), k) for n, c in pairs]))
-        hat_k[str(model)] = float(np.mean([pass_hat_k(int(n), int(c), k) for n, c in pairs]))
+        both = []
+        counted = map(int, usable["counted"].tolist())
+        for pair in zip(counted, map(int, usable["passed"].tolist()), strict=True):
+            found = known.get(pair)
+            if found is None:
+                n, c = pair
+                found = known[pair] = (pass_at_k(n, c, k), pass_hat_k(n, c, k))
+            both.append(found)
+        at_k[str(model)] = float(np.mean([a for a, _ in both]))
+        hat_k[str(model)] = float(np.mean([h for _, h in both]))
     df["pass_at_k"] = pd.Series(at_k)
     df["pass_hat_k"] = pd.Series(hat_k)
     from harness.cost import run_prices
@@ -186,15 +230,18 @@ def _models(run: LoadedRun, cases: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cases(run: LoadedRun) -> pd.DataFrame:
-    f = run.frame
-    counts = _status_counts(f, ["case", "model"])
+    counts = _coded_status_counts(run, per_case=True)
     df = pd.DataFrame(index=counts.index)
     df["counted"] = counts["pass"] + counts["fail"] + counts["unparseable"]
     df["passed"] = counts["pass"]
     _with_interval(df, "passed", "counted")
-    df["label"] = [
-        case_label(int(n), int(c)) for n, c in zip(df["counted"], df["passed"], strict=True)
-    ]
+    n, c = df["counted"].to_numpy(), df["passed"].to_numpy()
+    # case_label, for every (case, model) at once
+    df["label"] = np.select(
+        [n == 0, (n == 1) & (c > 0), n == 1, c == n, c == 0],
+        ["no data", "pass", "fail", "stable-pass", "stable-fail"],
+        "flaky",
+    ).tolist()
     for status in NOT_COUNTED:
         df[status] = counts[status]
     return df.sort_index()
@@ -289,20 +336,43 @@ def _check_intervals(
     return low[at], high[at]
 
 
+def _tag_text(tag: Any) -> Any:
+    """A tag as the report shows it: the results-row schema says text; a list or an object
+    (from a row written by another tool) is shown as its JSON text rather than stopping the
+    report."""
+    return json.dumps(tag, ensure_ascii=False) if isinstance(tag, (list, dict)) else tag
+
+
+def _tag_sets(run: LoadedRun) -> tuple[list[tuple[Any, ...]], npt.NDArray[np.int64]]:
+    """The distinct tag lists of the run (each a tuple of tags, ``_tag_text``) and, per row,
+    the index of its list: the loader reads equal ``tags`` values once."""
+    scanned = run.scanned
+    if scanned is not None:
+        values, ids = scanned.tag_values, np.asarray(scanned.tag_ids, dtype=np.int64)
+    else:
+        values, ids = run.row_tags(), np.arange(len(run.frame), dtype=np.int64)
+    return [tuple(map(_tag_text, t or ())) for t in values], ids
+
+
 def _tags(run: LoadedRun) -> pd.DataFrame:
     """Per (tag, model), in sorted order: counted, passed, not_counted, rate, low, high
     (clustered by case), cases. Rows are spread over their tags by codes (numpy), not by
     exploding a column of lists; tags that are not all strings go through ``_tags_exploded``,
     which gives the same table."""
     f = run.frame
-    seq = [t or () for t in run.row_tags()]
-    flat = list(chain.from_iterable(seq))
-    if not set(map(type, flat)) <= {str}:
-        return _tags_exploded(run)
-    if not flat:
+    sets, ids = _tag_sets(run)
+    flat_sets = list(chain.from_iterable(sets))
+    if not set(map(type, flat_sets)) <= {str}:
+        return _tags_exploded(run, [sets[i] for i in ids.tolist()])
+    set_len = np.array([len(t) for t in sets], dtype=np.int64)
+    lens = set_len[ids]
+    if not lens.sum():
         return _no_tags()
-    row = np.repeat(np.arange(len(seq)), list(map(len, seq)))
-    tag, tags = pd.factorize(np.array(flat, dtype=object), sort=True)
+    # Each row repeated once per tag, in file order and each row's tag order.
+    row = np.repeat(np.arange(len(ids)), lens)
+    at = np.arange(len(row)) - np.repeat(np.cumsum(lens) - lens, lens)
+    set_tag, tags = pd.factorize(np.array(flat_sets, dtype=object), sort=True)
+    tag = set_tag[(np.cumsum(set_len) - set_len)[ids[row]] + at]
     model, models = pd.factorize(f["model"], sort=True)
     case, cases = run.case_codes
     counted = f["counted"].to_numpy()[row].astype(np.int64)
@@ -349,10 +419,14 @@ def _no_tags() -> pd.DataFrame:
     )
 
 
-def _tags_exploded(run: LoadedRun) -> pd.DataFrame:
-    """``_tags`` by exploding a column of each row's tags (any hashable tag values)."""
+def _tags_exploded(run: LoadedRun, row_tags: list[tuple[Any, ...]] | None = None) -> pd.DataFrame:
+    """``_tags`` by exploding a column of each row's tags (any hashable tag values, or
+    ``_tag_text``); ``row_tags``: each row's tags, when already read."""
+    if row_tags is None:
+        sets, ids = _tag_sets(run)
+        row_tags = [sets[i] for i in ids.tolist()]
     f = run.frame[["case", "model", "counted", "passed"]].copy()
-    f["tag"] = [list(t or []) for t in run.row_tags()]
+    f["tag"] = [list(t) for t in row_tags]
     f = f.explode("tag").dropna(subset=["tag"])
     if f.empty:
         return _no_tags()

@@ -1,5 +1,5 @@
 """Which model of a run is better: the best model against each other one, on the cases both
-counted, with ``harness.stats.paired_test``.
+counted, with ``harness.stats.paired_tests`` (``paired_test`` of every pair at once).
 
 The best model is picked from the data, so correcting only its ``k - 1`` comparisons does not
 hold the family-wise error (with 4 identical models, 7.0% of runs named a winner). Every pair
@@ -12,11 +12,13 @@ first (``tests/report/test_verdict_family.py`` simulates 3 and 4 identical model
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from harness._format import format_points_interval
-from harness.stats import PairedResult, holm, holm_levels, paired_test
+from harness.stats import PairedResult, holm, holm_levels, paired_tests
 
 __all__ = ["ALPHA", "ModelVerdict", "model_verdicts"]
 
@@ -77,36 +79,39 @@ def model_verdicts(cases: pd.DataFrame, ranked: list[str], seed: int = 0) -> lis
     """
     if len(ranked) < 2:
         return []
-    counted = cases[cases["counted"] > 0]
-    by_model = {
-        m: g.droplevel("model")[["passed", "counted"]]
-        for m, g in counted.groupby(level="model", sort=False)
-    }
-    pairs: list[tuple[str, str, pd.DataFrame]] = []
+    counted = cases[cases["counted"].to_numpy() > 0]
+    # Integer codes for the cases (in order of first appearance) and one array per model: the
+    # pairs are joined with numpy, not a pandas join per pair.
+    case_codes, _ = pd.factorize(counted.index.get_level_values("case"))
+    model_codes, models = pd.factorize(counted.index.get_level_values("model"))
+    passed = counted["passed"].to_numpy()
+    n = counted["counted"].to_numpy()
+    rows_of = {m: np.flatnonzero(model_codes == k) for k, m in enumerate(models)}
+    at = np.full(len(case_codes) and int(case_codes.max()) + 1, -1, dtype=np.int64)
+    pairs: list[tuple[str, str]] = []
+    sides: list[tuple[Any, Any, Any, Any]] = []
     for i, better in enumerate(ranked):
+        top = rows_of.get(better)
+        if top is None:
+            continue
+        at[case_codes[top]] = top  # row of each case of ``better``
         for other in ranked[i + 1 :]:
-            top, theirs = by_model.get(better), by_model.get(other)
-            if top is None or theirs is None:
+            theirs = rows_of.get(other)
+            if theirs is None:
                 continue
-            joined = theirs.add_suffix("_b").join(top.add_suffix("_c"), how="inner")
-            pairs.append((better, other, joined))
-    ps = [_test(j, ALPHA, seed, interval=False).p_value for _, _, j in pairs]
+            # the cases both counted, in ``other``'s order (as ``theirs.join(top)`` gives them)
+            mine = at[case_codes[theirs]]
+            shared = mine >= 0
+            b, c = theirs[shared], mine[shared]
+            pairs.append((better, other))
+            sides.append((passed[b], n[b], passed[c], n[c]))
+        at[case_codes[top]] = -1
+    ps = [r.p_value for r in paired_tests(sides, alpha=ALPHA, seed=seed, interval=False)]
     levels, adjusted = holm_levels(ps, ALPHA), holm(ps)
     best = ranked[0]
+    tested = [k for k, (better, _) in enumerate(pairs) if better == best]
+    results = paired_tests([sides[k] for k in tested], alpha=[levels[k] for k in tested], seed=seed)
     return [
-        ModelVerdict(best, other, _test(j, level, seed), p_adj)
-        for (better, other, j), level, p_adj in zip(pairs, levels, adjusted, strict=True)
-        if better == best
+        ModelVerdict(best, pairs[k][1], r, adjusted[k])
+        for k, r in zip(tested, results, strict=True)
     ]
-
-
-def _test(j: pd.DataFrame, alpha: float, seed: int, *, interval: bool = True) -> PairedResult:
-    return paired_test(
-        j["passed_b"],
-        j["counted_b"],
-        j["passed_c"],
-        j["counted_c"],
-        alpha=alpha,
-        seed=seed,
-        interval=interval,
-    )

@@ -7,8 +7,9 @@
   (design-effect-adjusted Wilson; plain Wilson with one sample per case).
 - ``paired_test``: base against candidate on the same cases, a verdict and an interval from one
   procedure (exact McNemar with its conditional exact interval, or a sign-flip permutation test
-  with its inverted interval, enumerated exactly up to ``EXACT_CASES`` cases); ``holm`` /
-  ``holm_levels`` for several comparisons.
+  with its inverted interval, enumerated exactly up to ``EXACT_CASES`` cases); ``paired_tests``
+  for many comparisons at once (the same results, the random sign flips of every comparison
+  applied in one matrix product); ``holm`` / ``holm_levels`` for several comparisons.
 
 numpy and scipy are imported inside the functions that need them: ``planeval run`` needs only
 ``cluster_wilson_interval``.
@@ -38,6 +39,7 @@ from harness.stats._paired import (
     holm,
     holm_levels,
     paired_test,
+    paired_tests,
     sign_flip_pvalues,
 )
 
@@ -59,6 +61,7 @@ __all__ = [
     "mcnemar_exact",
     "paired_mean_test",
     "paired_test",
+    "paired_tests",
     "pass_at_k",
     "pass_hat_k",
     "sign_flip_pvalues",

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from harness.stats._binomial import mcnemar_exact
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
     import numpy.typing as npt
 
@@ -41,6 +43,7 @@ __all__ = [
     "holm",
     "holm_levels",
     "paired_test",
+    "paired_tests",
     "sign_flip_pvalues",
 ]
 
@@ -227,7 +230,6 @@ def _extreme_shifts(
     closed interval ``[r1, r2]`` (or empty). Returned: every ``r1`` sorted, every ``r2``
     sorted, and the number of patterns; then ``#{r1 <= delta} - #{r2 < delta}`` counts the
     patterns as extreme at delta with two binary searches, however many patterns there are."""
-    import numpy as np
 
     exact = len(d) <= EXACT_CASES
     key = (d.tobytes(), w.tobytes(), -1 if exact else seed)
@@ -241,7 +243,17 @@ def _extreme_shifts(
     else:
         signs = _flip_matrix(len(d), seed)
         a, b = signs @ d, signs @ w
-    total = float(d.sum())
+    found = _ROOTS[key] = _shifts(a, b, float(d.sum()))
+    return found
+
+
+def _shifts(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], total: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]:
+    """``_extreme_shifts`` from the flipped sums ``a`` of the differences and ``b`` of the
+    weights, and the observed sum ``total``."""
+    import numpy as np
+
     # (b² - 1) δ² - 2 (a b - T) δ + (a² - T²) >= 0
     qa = b * b - 1.0
     qb = -2.0 * (a * b - total)
@@ -260,18 +272,22 @@ def _extreme_shifts(
     r2.sort()
     r1.setflags(write=False)
     r2.setflags(write=False)
-    found = _ROOTS[key] = (r1, r2, len(a))
-    return found
+    return r1, r2, len(a)
 
 
 def _inverted_interval(
-    d: npt.NDArray[np.float64], w: npt.NDArray[np.float64], alpha: float, seed: int
+    d: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    alpha: float,
+    seed: int,
+    known: tuple[float, tuple[Any, Any, int]] | None = None,
 ) -> tuple[float, float, float]:
     """p at zero and the interval {delta: p(delta) >= alpha} of the sign-flip test of
-    ``sum(d - delta * w) == 0`` (``w`` sums to 1, so delta is on the difference's scale)."""
+    ``sum(d - delta * w) == 0`` (``w`` sums to 1, so delta is on the difference's scale).
+    ``known``: p at zero and the extreme shifts, when already computed (``paired_tests``)."""
     import numpy as np
 
-    r1, r2, patterns = _extreme_shifts(d, w, seed)
+    r1, r2, patterns = _extreme_shifts(d, w, seed) if known is None else known[1]
     total = float(d.sum())
     # Enumerated patterns include the observed one; random ones count it once more.
     extra = 0 if len(d) <= EXACT_CASES else 1
@@ -289,7 +305,7 @@ def _inverted_interval(
                 outside = mid
         return inside
 
-    p0 = float(sign_flip_pvalues(d, seed=seed)[0])
+    p0 = float(sign_flip_pvalues(d, seed=seed)[0]) if known is None else known[0]
     # Bracket with zero on the side the test already decided, so the interval excludes zero
     # exactly when p0 < alpha.
     if total > 0:
@@ -358,3 +374,66 @@ def paired_test(
     return PairedResult(
         "sign-flip", n, base_rate, cand_rate, low, high, p, alpha, se=se, exact=n <= EXACT_CASES
     )
+
+
+def paired_tests(
+    comparisons: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]],
+    *,
+    alpha: float | Sequence[float] = 0.05,
+    seed: int = 0,
+    interval: bool = True,
+) -> list[PairedResult]:
+    """``paired_test`` of every comparison, with the same results for the same seed, in fewer
+    passes: the random sign flips of all the sign-flip comparisons of the same number of cases
+    are applied in one matrix product (a report of 10 models tests 45 pairs; one product per
+    pair reads the whole flips matrix each time).
+
+    Args:
+        comparisons: (base_passed, base_counted, cand_passed, cand_counted) of each
+            comparison, as ``paired_test`` takes them.
+        alpha: the level of every comparison, or one level per comparison.
+        seed: seed of the random sign flips (as ``paired_test``).
+        interval: False skips the intervals (as ``paired_test``).
+    """
+    import numpy as np
+
+    items = list(comparisons)
+    levels = [float(alpha)] * len(items) if isinstance(alpha, (int, float)) else list(alpha)
+    if len(levels) != len(items):
+        raise ValueError(f"{len(levels)} levels for {len(items)} comparisons")
+    out: list[PairedResult | None] = [None] * len(items)
+    by_cases: dict[int, list[int]] = {}
+    prepared: dict[int, tuple[Any, Any, float, float]] = {}
+    for i, (bp, bn, cp, cn) in enumerate(items):
+        yb, mb = np.asarray(bp, float), np.asarray(bn, float)
+        yc, mc = np.asarray(cp, float), np.asarray(cn, float)
+        if len(yb) <= EXACT_CASES or (mb.max() <= 1 and mc.max() <= 1):
+            # enumerated or McNemar: no flips matrix to share
+            out[i] = paired_test(yb, mb, yc, mc, alpha=levels[i], seed=seed, interval=interval)
+            continue
+        # as in paired_test: per-case contributions and the weights that scale the shift
+        d = yc / mc.sum() - yb / mb.sum()
+        w = (mb + mc) / (mb.sum() + mc.sum())
+        prepared[i] = (d, w, float(yb.sum() / mb.sum()), float(yc.sum() / mc.sum()))
+        by_cases.setdefault(len(yb), []).append(i)
+    for n, group in by_cases.items():
+        signs = _flip_matrix(n, seed)
+        flipped = signs @ np.column_stack([prepared[i][0] for i in group])
+        weights = signs @ np.column_stack([prepared[i][1] for i in group]) if interval else None
+        for j, i in enumerate(group):
+            d, w, base_rate, cand_rate = prepared[i]
+            # as in sign_flip_pvalues, one column at a time
+            observed = np.abs(d[:, None].sum(axis=0))
+            tol = 1e-9 * np.maximum(1.0, observed)
+            hits = (np.abs(flipped[:, j : j + 1]) >= observed - tol).sum(axis=0)
+            p = float(np.asarray((1 + hits) / (len(signs) + 1), dtype=float)[0])
+            if weights is not None:
+                shifts = _shifts(flipped[:, j], weights[:, j], float(d.sum()))
+                p, low, high = _inverted_interval(d, w, levels[i], seed, (p, shifts))
+            else:
+                low = high = math.nan
+            se = float(np.sqrt((d * d).sum()))
+            out[i] = PairedResult(
+                "sign-flip", n, base_rate, cand_rate, low, high, p, levels[i], se=se, exact=False
+            )
+    return [r for r in out if r is not None]

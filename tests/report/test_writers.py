@@ -6,6 +6,7 @@ import csv
 import json
 import re
 import xml.etree.ElementTree as ET
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,23 @@ def test_a_detail_that_is_not_text_is_shown_as_json(tmp_path: Path, detail: obje
     files = write_report(run)
     shown = json.dumps(json.dumps(detail))[1:-1]  # as the page's JSON data holds the text
     assert shown in files.report_html.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("tag", [["x", "y"], {"team": "search"}])
+def test_a_tag_that_is_not_text_is_shown_as_json(tmp_path: Path, tag: object) -> None:
+    """The results-row schema says tags are text; a row another tool wrote with a list or an
+    object among its tags is counted under that tag's JSON text, beside its text tags (it
+    stopped the report with a traceback: an unhashable tag)."""
+    run = make_run(tmp_path / "r", {("a", "c1"): "ff", ("a", "c2"): "pp", ("b", "c1"): "pf"})
+    path = run / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        r["tags"] = ["plain", tag] if r["case"] == "c1" else ["plain"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    files = write_report(run)
+    text = json.dumps(tag)
+    tags = files.summary.tags
+    assert tags.loc[(text, "a"), ["passed", "counted"]].tolist() == [0, 2]
+    assert tags.loc[("plain", "a"), ["passed", "counted"]].tolist() == [2, 4]
+    assert f"`{text}`" in files.summary_md.read_text(encoding="utf-8")
+    assert escape(text) in files.report_html.read_text(encoding="utf-8")

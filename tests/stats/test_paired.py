@@ -18,6 +18,7 @@ from harness.stats import (
     holm,
     holm_levels,
     paired_test,
+    paired_tests,
     sign_flip_pvalues,
     wilson_intervals,
 )
@@ -87,6 +88,36 @@ def test_sign_flip_is_seeded() -> None:
     m = [3] * 30
     a, b = paired_test(yb, m, yc, m, seed=4), paired_test(yb, m, yc, m, seed=4)
     assert a == b and a.method == "sign-flip" and a.low <= a.difference <= a.high
+
+
+def test_paired_tests_give_what_paired_test_gives() -> None:
+    """Many comparisons at once (shared flips, one matrix product per case count): every
+    result equals ``paired_test``'s for the same seed and level, p-values and intervals alike,
+    with McNemar, enumerated and random sign-flip comparisons mixed, and unequal counts."""
+    rng = np.random.default_rng(7)
+    sides, levels = [], []
+    for k in range(24):
+        n = [6, 18, 40, 40, 40, 90][k % 6]
+        samples = 1 if k % 8 == 7 else 4
+        theta = rng.uniform(0.1, 0.9, size=n)
+        mb = rng.integers(1, samples + 1, size=n)
+        mc = np.full(n, samples)
+        yb = rng.binomial(mb, theta)
+        yc = rng.binomial(mc, np.clip(theta + rng.choice([0.0, 0.2]), 0, 1))
+        sides.append((yb, mb, yc, mc))
+        levels.append(float(rng.choice([0.05, 0.025, 0.0125])))
+    for seed in (0, 3):
+        many = paired_tests(sides, alpha=levels, seed=seed)
+        one = [paired_test(*s, alpha=a, seed=seed) for s, a in zip(sides, levels, strict=True)]
+        assert many == one
+        assert {r.method for r in many} == {"sign-flip", "mcnemar-exact"}
+        assert {r.exact for r in many} == {True, False}
+        quick = paired_tests(sides, seed=seed, interval=False)
+        assert [r.p_value for r in quick] == [
+            paired_test(*s, seed=seed, interval=False).p_value for s in sides
+        ]
+    with pytest.raises(ValueError, match="2 levels for 24 comparisons"):
+        paired_tests(sides, alpha=[0.05, 0.05])
 
 
 def test_rates_are_pooled() -> None:
