@@ -64,10 +64,18 @@ def _escape_all(texts: list[str]) -> list[str]:
     return escape(_BAD_XML.sub("?", joined)).split(_SEP)
 
 
+def _attributes(texts: list[str]) -> list[str]:
+    """``_a`` of each text: quoted at once when none needs escaping (the common case)."""
+    joined = _SEP.join(texts)
+    if _SPECIAL.search(joined) is None and joined.count(_SEP) == len(texts) - 1:
+        return ['"' + t + '"' for t in texts]
+    return [_a(t) for t in texts]
+
+
 def _bodies(statuses: list[str], violations: list[Any], details: list[Any]) -> list[str]:
     """The <failure> or <error> element of each row that did not pass (its status, its
     violations, its detail)."""
-    opens, texts, closes = [], [], []
+    opens, messages, texts, closes = [], [], [], []
     for status, found, detail in zip(statuses, violations, details, strict=True):
         if status == "fail":
             errors, lines = [], []
@@ -82,23 +90,28 @@ def _bodies(statuses: list[str], violations: list[Any], details: list[Any]) -> l
                 where = f"{task}: " if task else ""
                 lines.append(f"[{get('check')}{sev}] {where}{get('message')} ({get('path', '')})")
             first = errors[0] if errors else _NO_ERROR
-            msg = (
+            opens.append('<failure type="violations" message=')
+            messages.append(
                 f"{len(errors)} violation(s); first: [{first.get('check')}] {first.get('message')}"
             )
-            opens.append(f'<failure type="violations" message={_a(msg)}>')
             texts.append("\n".join(lines))
             closes.append("</failure>")
         elif status == "unparseable":
-            msg = detail or "no plan could be read from the answer"
-            opens.append(f'<failure type="unparseable" message={_a(msg)}>')
-            texts.append(str(msg))
+            msg = str(detail or "no plan could be read from the answer")
+            opens.append('<failure type="unparseable" message=')
+            messages.append(msg)
+            texts.append(msg)
             closes.append("</failure>")
         else:  # missing / stale / error are not plan failures: JUnit errors
-            msg = detail or status
-            opens.append(f"<error type={_a(status)} message={_a(msg)}>")
-            texts.append(str(msg))
+            msg = str(detail or status)
+            opens.append(f"<error type={_a(status)} message=")
+            messages.append(msg)
+            texts.append(msg)
             closes.append("</error>")
-    return [o + t + c for o, t, c in zip(opens, _escape_all(texts), closes, strict=True)]
+    return [
+        o + m + ">" + t + c
+        for o, m, t, c in zip(opens, _attributes(messages), _escape_all(texts), closes, strict=True)
+    ]
 
 
 def _plain(values: Any) -> bool:
