@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from sys import intern
 from typing import TYPE_CHECKING, Any, overload
@@ -79,13 +79,16 @@ _CHECKS = msgspec.json.Decoder(dict[str, str] | None)
 
 
 _EMPTY = msgspec.Raw(b"[]")
+_LIST_OR_NULL = frozenset(b"[n")
+"""The first byte of a JSON array or null."""
 
 
 def _lists(rows: list[_Scan]) -> bool:
     """Every row's violations is a JSON array or null (what ``Row`` checks by decoding): by
     its first byte, once the empty lists (most rows') are set aside."""
     others = filterfalse(_EMPTY.__eq__, map(attrgetter("violations"), rows))
-    return all(bytes(memoryview(raw)[:1]) in (b"[", b"n") for raw in others)
+    views: Iterator[memoryview] = map(memoryview, others)
+    return _LIST_OR_NULL.issuperset(map(itemgetter(0), views))
 
 
 @dataclass
