@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import InputError
-from harness._yaml import load_yaml
 
 __all__ = ["PRICES_FORMAT", "Price", "PriceTable", "default_prices", "load_prices"]
 
@@ -96,6 +95,8 @@ def load_prices(path: Path | str) -> PriceTable:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read the price file: {exc}", source=source) from None
+    from harness._yaml import load_yaml  # PyYAML only when a price file is read
+
     data = load_yaml(text, source=source)
     if not isinstance(data, dict) or not isinstance(data.get("models"), list):
         raise InputError(

@@ -7,8 +7,10 @@ known only when every row with usage has a price that covers the tokens it used.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, compress, repeat
 from typing import Any
 
 from harness.cost._prices import Price
@@ -141,10 +143,73 @@ class UsageTally:
                 total_cost += usd
         self.total_cost = total_cost
 
+    def add_counts(
+        self,
+        models: Sequence[str],
+        statuses: Sequence[str],
+        tokens: Sequence[dict[str, Any] | None],
+    ) -> None:
+        """``add`` of rows given as columns (each row's model id, status and tokens dict or
+        None), counted a block at once: the same summaries (tokens in the order ``add`` meets
+        them) and the same costs, summed row by row in the rows' order."""
+        per_model, prices = self.per_model, self.prices
+        passes = Counter(compress(models, map("pass".__eq__, statuses)))
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for model, n in Counter(models).items():  # first-seen order, as ``add`` makes them
+            summary = per_model.get(model)
+            if summary is None:
+                summary = per_model[model] = UsageSummary(model)
+            summary.rows += n
+            summary.passes += passes.get(model, 0)
+            groups[model] = []
+        for model, used in zip(models, tokens, strict=True):
+            if used is not None:
+                groups[model].append(used)
+        priced = False
+        for model, found in groups.items():
+            if not found:
+                continue
+            summary = per_model[model]
+            summary.calls += len(found)
+            _sum_tokens(summary.tokens, found)
+            if prices.get(model) is None:
+                summary.unpriced += len(found)
+            else:
+                priced = True
+        if priced:  # each priced row's cost, in the rows' order (a float sum depends on it)
+            total_cost = self.total_cost
+            for model, used in zip(models, tokens, strict=True):
+                price = prices.get(model)
+                if used is None or price is None:
+                    continue
+                summary = per_model[model]
+                usd = call_cost(used, price)
+                if usd is None:
+                    summary.unpriced += 1
+                else:
+                    if summary.cost is not None:
+                        summary.cost += usd
+                    total_cost += usd
+            self.total_cost = total_cost
+
     def result(self) -> tuple[list[UsageSummary], UsageSummary]:
         """Per-model summaries (in first-seen order) and the total of the rows added."""
         per_model = list(self.per_model.values())
         return per_model, usage_total(per_model, self.total_cost)
+
+
+def _sum_tokens(into: dict[str, int], found: list[dict[str, Any]]) -> None:
+    """Add the int values of each tokens dict of ``found`` to ``into``, as row-by-row
+    additions would (a key enters ``into`` where its first int value comes)."""
+    if set(map(type, chain.from_iterable(map(dict.values, found)))) != {int}:
+        for used in found:  # a float or a None among them: only ints are summed
+            for key, value in used.items():
+                if isinstance(value, int):
+                    into[key] = into.get(key, 0) + value
+        return
+    # Every value an int: keys in the order of the first row of each distinct key list.
+    for key in dict.fromkeys(chain.from_iterable(dict.fromkeys(map(tuple, found)))):
+        into[key] = into.get(key, 0) + sum(map(dict.get, found, repeat(key), repeat(0)))
 
 
 def usage_total(per_model: Iterable[UsageSummary], cost: float | None) -> UsageSummary:

@@ -25,7 +25,8 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import filterfalse
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from sys import intern
 from typing import TYPE_CHECKING, Any, overload
@@ -77,9 +78,17 @@ _SCAN = msgspec.json.Decoder(_Scan)
 _CHECKS = msgspec.json.Decoder(dict[str, str] | None)
 
 
+_EMPTY = msgspec.Raw(b"[]")
+_LIST_OR_NULL = frozenset(b"[n")
+"""The first byte of a JSON array or null."""
+
+
 def _lists(rows: list[_Scan]) -> bool:
-    """Every row's violations is a JSON array or null (what ``Row`` checks by decoding)."""
-    return all(bytes(memoryview(r.violations)[:1]) in (b"[", b"n") for r in rows)
+    """Every row's violations is a JSON array or null (what ``Row`` checks by decoding): by
+    its first byte, once the empty lists (most rows') are set aside."""
+    others = filterfalse(_EMPTY.__eq__, map(attrgetter("violations"), rows))
+    views: Iterator[memoryview] = map(memoryview, others)
+    return _LIST_OR_NULL.issuperset(map(itemgetter(0), views))
 
 
 @dataclass
@@ -153,8 +162,9 @@ class _Builder:
         tag_ids = _numbered(rows, "tags", self.tag_index, self._tag)
         self.check_ids.append(check_ids)
         self.tag_ids.append(tag_ids)
+        ids = {name: list(map(intern, map(attrgetter(name), rows))) for name in self.ids}
         for name, values in self.ids.items():
-            values.extend(map(intern, map(attrgetter(name), rows)))
+            values.extend(ids[name])
         self.sample.extend(map(attrgetter("sample"), rows))
         self.task_count.extend(map(attrgetter("task_count"), rows))
         for names, read in ROW_FIELDS.items():
@@ -170,7 +180,7 @@ class _Builder:
             self.metric.append(np.zeros(len(rows), dtype=bool))
         else:
             self.metric.append(np.array([x in _METRIC_COUNTED for x in statuses], dtype=bool))
-        self.usage.add(rows)
+        self.usage.add_counts(ids["model"], ids["status"], list(map(attrgetter("tokens"), rows)))
         self.starts.append(starts)
         self.ends.append(ends)
         self.count += len(rows)
@@ -239,34 +249,42 @@ def _decode_value(text: bytes) -> Any:
         return json.loads(text)
 
 
-def _line_ranges(block: bytes, base: int) -> tuple[np.ndarray, np.ndarray]:
+def _line_ranges(block: bytes | memoryview, base: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The byte ranges of the non-empty lines of ``block`` (which ends at a line end, or at
-    the end of the file), as offsets into the file."""
+    the end of the file), as offsets into the file, and how many line ends it holds: one
+    scan for the line ends."""
     buf = np.frombuffer(block, dtype=np.uint8)
     ends = np.flatnonzero(buf == 10)
-    if len(block) and block[-1:] != b"\n":
-        ends = np.append(ends, len(block))
+    newlines = len(ends)
+    if len(buf) and buf[-1] != 10:
+        ends = np.append(ends, len(buf))
     starts = np.empty_like(ends)
     if len(ends):
         starts[0] = 0
         starts[1:] = ends[:-1] + 1
     keep = ends > starts
-    return starts[keep] + base, ends[keep] + base
+    return starts[keep] + base, ends[keep] + base, newlines
 
 
-def _blocks(path: Path) -> Iterator[tuple[int, int, bytes]]:
-    """(byte offset, first line number, block) of results.jsonl: ``BLOCK_BYTES`` read and
-    the line they end in completed (the last block ends at the end of the file)."""
+def _blocks(path: Path) -> Iterator[tuple[int, bytes | memoryview]]:
+    """(byte offset, block) of results.jsonl, each ending at a line end (the last at the end
+    of the file): ``BLOCK_BYTES`` read at a time, the whole lines of it given as they are (a
+    view, not a copy), then the line that crosses its end, completed, as a block of its own."""
     try:
         f = path.open("rb")
     except OSError as exc:
         raise RunFormatError(f"cannot read results.jsonl ({exc})", source=str(path)) from exc
     with f:
-        offset, line = 0, 1
+        offset = 0
         while True:
             try:
                 block = f.read(BLOCK_BYTES)
                 if block and not block.endswith(b"\n"):
+                    cut = block.rfind(b"\n") + 1
+                    if cut:
+                        yield offset, memoryview(block)[:cut]
+                        offset += cut
+                        block = block[cut:]
                     block += f.readline()
             except OSError as exc:
                 raise RunFormatError(
@@ -274,9 +292,8 @@ def _blocks(path: Path) -> Iterator[tuple[int, int, bytes]]:
                 ) from exc
             if not block:
                 return
-            yield offset, line, block
+            yield offset, block
             offset += len(block)
-            line += block.count(b"\n")
 
 
 def scan_results(path: Path, prices: dict[str, Price | None]) -> Scanned:
@@ -292,30 +309,39 @@ def scan_results(path: Path, prices: dict[str, Price | None]) -> Scanned:
     """
     builder = _Builder(prices)
     torn: int | None = None
-    pending: tuple[int, int, bytes] | None = None
+    pending: tuple[int, bytes | memoryview] | None = None
+    line = 1
     for part in _blocks(path):
         # Hold each block until the next arrives: only the file's last block may end torn.
         if pending is not None:
-            _fold(builder, path, *pending, last=False)
+            line = _fold(builder, path, *pending, line, last=False)[1]
         pending = part
     if pending is not None:
-        torn = _fold(builder, path, *pending, last=True)
+        torn = _fold(builder, path, *pending, line, last=True)[0]
     return builder.done(torn)
 
 
 def _fold(
-    builder: _Builder, path: Path, offset: int, line: int, block: bytes, *, last: bool
-) -> int | None:
-    """Fold one block into ``builder``; the number of a torn last line, or None."""
-    starts, ends = _line_ranges(block, offset)
+    builder: _Builder,
+    path: Path,
+    offset: int,
+    block: bytes | memoryview,
+    line: int,
+    *,
+    last: bool,
+) -> tuple[int | None, int]:
+    """Fold one block (its first line numbered ``line``) into ``builder``: the number of a
+    torn last line or None, and the number of the line after the block."""
+    starts, ends, newlines = _line_ranges(block, offset)
     try:
         rows = _SCAN.decode_lines(block)
         if len(rows) == len(starts) and _lists(rows):
             builder.add(rows, starts, ends)  # refuses checks that are not strings first
-            return None
+            return None, line + newlines
     except msgspec.DecodeError:  # ValidationError included
         pass
-    return _fold_carefully(builder, path, offset, line, block, last=last)
+    torn = _fold_carefully(builder, path, offset, line, bytes(block), last=last)
+    return torn, line + newlines
 
 
 def _fold_carefully(
