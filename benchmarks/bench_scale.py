@@ -16,14 +16,19 @@ each larger one as separate processes, alternating, ``--pairs`` times; the growt
 each pair, their median and spread (min-max). The import writes the cases to
 ``evals/scale.cases.jsonl`` (docs/suites.md) at every size, so no size limit stands in the way.
 
+``--distinct`` makes every case's gold workflow its own (each node text ends with the item's
+number): the public items repeat every 114 cases, so a per-plan cache would otherwise look
+like flat memory.
+
 Run: ``python benchmarks/bench_scale.py [--sizes 1000,10000,100000] [--pairs 3]
-[--skip report,gate] [--as-is]``.
+[--skip report,gate] [--distinct] [--as-is]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import sys
@@ -38,9 +43,14 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "worfbench" /
 STEPS = ("import", "run", "report", "gate")
 
 
-def items(count: int) -> list[dict[str, Any]]:
+_NODE_LINE = re.compile(r"^(\d+[:.] .+?)[ \t]*$", re.MULTILINE)
+
+
+def items(count: int, *, distinct: bool = False) -> list[dict[str, Any]]:
     """``count`` WorfBench items: the public toolbench ones cycled under new ids, else
-    hand-written ones (provenance: handwritten)."""
+    hand-written ones (provenance: handwritten). ``distinct``: each item's gold workflow made
+    its own (every node text ends with the item's number), so no per-plan cache of ``run``
+    can hide memory that grows with the cases."""
     if SHARED.is_file():
         base = json.loads(SHARED.read_text(encoding="utf-8"))
     else:
@@ -61,13 +71,27 @@ def items(count: int) -> list[dict[str, Any]]:
             }
             for k in range(50)
         ]
-    return [{**base[k % len(base)], "id": f"item-{k:06d}"} for k in range(count)]
+    made = [{**base[k % len(base)], "id": f"item-{k:06d}"} for k in range(count)]
+    if distinct:
+        for k, item in enumerate(made):
+            item["conversations"] = [_distinct_turn(turn, k) for turn in item["conversations"]]
+    return made
 
 
-def steps(root: Path, count: int, env: dict[str, str], skip: set[str]) -> dict[str, Measure]:
+def _distinct_turn(turn: dict[str, Any], k: int) -> dict[str, Any]:
+    """An assistant turn with the item number ``k`` after each node text; others as they are."""
+    if turn.get("role", turn.get("from")) not in ("assistant", "gpt"):
+        return turn
+    key = "content" if "content" in turn else "value"
+    return {**turn, key: _NODE_LINE.sub(lambda m: f"{m.group(1)} (item {k})", turn[key])}
+
+
+def steps(
+    root: Path, count: int, env: dict[str, str], skip: set[str], *, distinct: bool = False
+) -> dict[str, Measure]:
     """Each step of one size, timed as its own process."""
     data = root / f"data-{count}.json"
-    data.write_text(json.dumps(items(count)), encoding="utf-8")
+    data.write_text(json.dumps(items(count, distinct=distinct)), encoding="utf-8")
     project, run = root / f"project-{count}", root / f"run-{count}"
     py = [sys.executable, "-m", "harness"]
     commands = {
@@ -150,6 +174,12 @@ def main() -> None:
     parser.add_argument(
         "--skip", default="", help="steps to leave out, comma-separated (report,gate)"
     )
+    parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="every case a distinct plan (each node text carries the item's number), so "
+        "caches cannot hide memory that grows with the cases",
+    )
     parser.add_argument("--as-is", action="store_true", help="see benchmarks/_installed_env.py")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
@@ -157,6 +187,8 @@ def main() -> None:
     if skip - set(STEPS) or {"import", "run"} & skip:
         parser.error(f"--skip takes report and/or gate, got {args.skip!r}")
     source = "public toolbench items" if SHARED.is_file() else "hand-written items"
+    if args.distinct:
+        source += ", every plan distinct"
     print(f"WorfBench suites of {', '.join(f'{n:,}' for n in sizes)} cases ({source})")
     results: dict[int, dict[str, Measure]] = {}
     small = sizes[0]
@@ -166,7 +198,7 @@ def main() -> None:
         steps(root, 20, env, skip)  # unmeasured: writes the bytecode cache, warms the page cache
         clean(root, 20)
         for count in sizes:
-            results[count] = steps(root, count, env, skip)
+            results[count] = steps(root, count, env, skip, distinct=args.distinct)
             for step, m in results[count].items():
                 print(
                     f"  {count:>7,} cases  {step:<7} cpu {m.cpu:8.2f} s  wall {m.wall:8.2f} s  "

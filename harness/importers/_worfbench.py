@@ -29,9 +29,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from harness._errors import InputError
+from harness._scratch import scratch_file
 from harness.importers._common import (
     SHOWN_CASES,
     GoldAnswers,
@@ -93,9 +94,24 @@ def import_worfbench(
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}", source=source)
     data = _open_list(path)
+    with scratch_file("the tool names of each item") as names:
+        return _import(data, path, root, name, limit, names)
+
+
+def _import(
+    data: DataFile, path: Path, root: Path, name: str, limit: int | None, names: IO[str]
+) -> ImportResult:
+    """``import_worfbench`` with ``names``, a scratch file for each item's tool names: the
+    first pass parses each tool list (``ast.literal_eval``, most of an import's time) and
+    writes its names there, one JSON line per chosen item; the second pass reads them back."""
+    source = str(path)
     survey = _Survey(source)  # the first pass: every item checked, nothing kept per item
     for index, obj in enumerate(data.list_items()):
-        survey.add(_parse_item(obj, index, source), obj)
+        item = _parse_item(obj, index, source)
+        survey.add(item, obj)
+        if limit is None or index < limit:
+            names.write(json.dumps(_tool_names(item.tools), ensure_ascii=False) + "\n")
+    names.seek(0)
     system, total = survey.finish(), survey.count
     if not total:
         raise InputError("the WorfBench file holds no items", source=source)
@@ -130,11 +146,11 @@ def import_worfbench(
             for index, obj in enumerate(data.list_items()):
                 if index == chosen:
                     break
-                item = _parse_item(obj, index, source)
+                item = _parse_item(obj, index, source, tools=False)
                 gold.add(item.id, item.answer)
                 if len(first) < SHOWN_CASES:
                     first.append(item.id)
-                yield _case_doc(item, ["worfbench", domain])
+                yield _case_doc(item, json.loads(names.readline()), ["worfbench", domain])
 
         stage_suite(staged, name, doc, cases(), header)
         files = staged.commit()
@@ -217,7 +233,8 @@ class _Survey:
         return self._system or ""
 
 
-def _parse_item(obj: Any, index: int, source: str) -> _Item:
+def _parse_item(obj: Any, index: int, source: str, *, tools: bool = True) -> _Item:
+    """The item's parts, checked; ``tools=False`` leaves its tool list unparsed (``None``)."""
     where = f"item {index}"
     if not isinstance(obj, dict) or not isinstance(obj.get("conversations"), list):
         raise InputError(
@@ -246,15 +263,16 @@ def _parse_item(obj: Any, index: int, source: str) -> _Item:
         )
     if "user" not in turns:
         raise InputError("the item has no user turn (the task)", source=source, location=where)
-    goal, lead, tools, tool_text = _split_user_turn(turns["user"])
+    goal, lead, parsed, tool_text = _split_user_turn(turns["user"], tools=tools)
     if not goal:
         raise InputError("the item's user turn has no task text", source=source, location=where)
-    return _Item(item_id, turns.get("system", ""), goal, lead, tools, tool_text, turns["assistant"])
+    answer = turns["assistant"]
+    return _Item(item_id, turns.get("system", ""), goal, lead, parsed, tool_text, answer)
 
 
-def _split_user_turn(text: str) -> tuple[str, str | None, Any, str]:
-    """The task text, the tool-list lead-in (``api_list:``), the parsed tool list and the
-    tool-list text as the item has it (lead-in included)."""
+def _split_user_turn(text: str, *, tools: bool = True) -> tuple[str, str | None, Any, str]:
+    """The task text, the tool-list lead-in (``api_list:``), the parsed tool list (None when
+    ``tools`` is false) and the tool-list text as the item has it (lead-in included)."""
     match = _LEAD.search(text)
     head = text[: match.start()] if match else text
     task = head.split("Task:", 1)[1] if "Task:" in head else head
@@ -263,11 +281,13 @@ def _split_user_turn(text: str) -> tuple[str, str | None, Any, str]:
         task = task[:-1].rstrip()
     if not match:
         return task, None, None, ""
-    try:
-        tools = ast.literal_eval(text[match.end() :].strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        tools = None
-    return task, match.group(0), tools, text[match.start() :].strip()
+    parsed = None
+    if tools:
+        try:
+            parsed = ast.literal_eval(text[match.end() :].strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            parsed = None
+    return task, match.group(0), parsed, text[match.start() :].strip()
 
 
 class _Registry:
@@ -364,12 +384,12 @@ def _suite_doc(
     return doc, header
 
 
-def _case_doc(item: _Item, tags: list[str]) -> dict[str, Any]:
-    """A case: goal, tags, its own tool list (verbatim and as names) and its gold workflow."""
+def _case_doc(item: _Item, names: list[str], tags: list[str]) -> dict[str, Any]:
+    """A case: goal, tags, its own tool list (verbatim and as ``names``) and its gold
+    workflow."""
     case: dict[str, Any] = {"id": item.id, "goal": item.goal, "tags": tags}
     if item.tool_text:
         context: dict[str, Any] = {"tool_list": item.tool_text}
-        names = _tool_names(item.tools)
         if names:
             context["tools"] = names
         case["context"] = context

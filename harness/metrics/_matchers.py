@@ -25,6 +25,11 @@ __all__ = [
 DEFAULT_EMBEDDING_MODEL = "all-mpnet-base-v2"
 """The model WorfBench's ``node_eval.py`` loads by default (``--eval_model``)."""
 
+TEXTS_KEPT = 8192
+"""Node texts whose ``normalize_text`` is kept, the most recently used (a gold's texts are
+normalized again for each prediction scored against it; a run of distinct plans keeps no
+more than this)."""
+
 _NOT_WORD = re.compile(r"[\W_]+")
 _ASCII_NOT_WORD = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 """ASCII characters ``[\\W_]`` matches, each to a space."""
@@ -42,7 +47,7 @@ class Matcher(Protocol):
         ...
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXTS_KEPT)
 def normalize_text(text: str) -> str:
     """NFKC, case-folded, every run of non-word characters one space, trimmed.
 

@@ -49,6 +49,10 @@ MAX_ORDERS = 20
 """``all_topological_sorts`` keeps the first 20 orders networkx enumerates."""
 _LISTED_ORDER_FROM = 10
 """A gold of this many nodes or more (START and END included) is not enumerated."""
+WORKFLOWS_KEPT = 1024
+"""Workflows whose parse and per-gold values (orders, edge sets, node texts) are kept, the most
+recently used: the samples and models of a case reuse them, and a run of 100,000 distinct
+plans keeps no more than this."""
 
 _FRAME = frozenset({"START", "END"})
 _NODE = re.compile(r"\d+[:.] (.+)")
@@ -74,11 +78,12 @@ class WorfGraph:
         return tuple(n for n in self.nodes if n not in _FRAME)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def parse_worfbench(text: str) -> WorfGraph | None:
     """A workflow read exactly as ``workflow_to_graph_list``; None when it finds none.
 
-    Cached: a run reads each reference once per model and sample."""
+    Cached (the last ``WORKFLOWS_KEPT``): a run reads each reference once per model and
+    sample."""
     if "Node" not in text:
         return None
     nodes = [m.strip() for m in _NODE.findall(text)]
@@ -190,7 +195,7 @@ def gold_orders(gold: WorfGraph) -> list[tuple[str, ...]]:
     return [tuple(gold.nodes[i] for i in order) for order in _order_ids(gold)]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def _order_ids(gold: WorfGraph) -> list[tuple[int, ...]]:
     """``gold_orders`` as node indices (START and END dropped unless the order is listed).
 
@@ -207,14 +212,14 @@ def _order_ids(gold: WorfGraph) -> list[tuple[int, ...]]:
     ]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def _order_positions(gold: WorfGraph) -> list[tuple[tuple[int, ...], dict[int, int]]]:
     """Each order of ``_order_ids`` with its gold node -> position map (cached per gold;
     callers must not change them)."""
     return [(ids, {g: j for j, g in enumerate(ids)}) for ids in _order_ids(gold)]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def _first_orders(count: int, edges: tuple[tuple[int, int], ...]) -> list[list[int]]:
     """The first 20 orders ``networkx.all_topological_sorts`` enumerates, in its order, for
     the ``DiGraph`` of nodes ``range(count)`` and ``edges`` (cached: a run scores each
@@ -349,7 +354,7 @@ def _graph(
     return precision, recall, 2 * precision * recall / (precision + recall)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def _edge_set(gold: WorfGraph) -> frozenset[tuple[int, int]]:
     return frozenset(gold.edges)
 
@@ -487,7 +492,7 @@ def _pairs_of_repeated_predictions(
     return pairs
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def _gold_texts(gold: tuple[str, ...]) -> tuple[list[str], dict[str, int] | None]:
     """A gold's normalized node texts, and text -> node when no text repeats (cached: a run
     scores each reference once per model and sample; callers must not change them)."""
@@ -652,7 +657,7 @@ def _complete_bipartite_pairs(a: int, b: int) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(pairs.items()))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=WORKFLOWS_KEPT)
 def _networkx_matching(candidates: tuple[tuple[int, int, float], ...]) -> dict[int, int]:
     """Predicted node -> gold node of ``networkx.max_weight_matching`` on the candidate pairs,
     added in the given order (gold nodes as strings, as ``match_node`` names them). Cached:

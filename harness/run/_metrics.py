@@ -4,7 +4,8 @@ The suite's ``metrics:`` block says which families, which TaskBench dependency t
 WorfBench matcher; the TaskBench tool catalogue is the case's registry (a ``tool_desc.json`` as
 the registry gives every tool of the domain). Matchers are built once per suite, so an
 embedding model loads once per run; a case's reference is read once, and a registry becomes
-a catalogue once, however many models and samples are scored against them.
+a catalogue once, however many samples are scored against them (the last ``RECENT_CASES``
+cases are kept, so memory stays flat however many cases a run has).
 """
 
 from __future__ import annotations
@@ -22,12 +23,17 @@ __all__ = [
     "unpredicted_gold_columns",
 ]
 
+RECENT_CASES = 64
+"""Cases whose reference and tool catalogue are kept: the samples of a case (and the cases in
+flight at once) share them, and nothing of a case is kept much longer, so a run's memory does
+not grow with its cases (each entry holds its case, tool list and all)."""
+
 _LOCK = threading.Lock()
 _MATCHERS: dict[tuple[str, str | None], Any] = {}
-_REFERENCES: IdentityCache[Case, Any] = IdentityCache(4096)
-"""Each case's ``harness.metrics.Reference``."""
-_CATALOGUES: IdentityCache[Any, Any] = IdentityCache(4096)
-"""Each registry's ``ToolCatalogue``."""
+_REFERENCES: IdentityCache[Case, Any] = IdentityCache(RECENT_CASES)
+"""Each recent case's ``harness.metrics.Reference``."""
+_CATALOGUES: IdentityCache[Any, Any] = IdentityCache(RECENT_CASES)
+"""Each recent registry's ``ToolCatalogue`` (a case with its own tools has its own)."""
 
 
 def _matcher(suite: Suite) -> Any:

@@ -304,12 +304,12 @@ class TestAllOrNothing:
         made = []
         real_case_doc = worfbench._case_doc
 
-        def stop_at_the_second(item: Any, tags: list[str]) -> dict[str, Any]:
+        def stop_at_the_second(item: Any, names: list[str], tags: list[str]) -> dict[str, Any]:
             made.append(item.id)
             if len(made) == 2:
                 assert any(p.name.startswith(".planeval-import-") for p in root.iterdir())
                 raise KeyboardInterrupt
-            return real_case_doc(item, tags)
+            return real_case_doc(item, names, tags)
 
         monkeypatch.setattr(worfbench, "_case_doc", stop_at_the_second)
         with pytest.raises(KeyboardInterrupt):
@@ -560,3 +560,99 @@ class TestStreamedRead:
             writer.join(timeout=10)
         assert result.first_cases == ("w0", "w1", "w2")
         assert result.recording_count == 3
+
+
+class TestToolListsParsedOnce:
+    def test_each_tool_list_is_parsed_once(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Parsing the tool lists is most of an import's time: each item's list is parsed
+        once (its names kept in a scratch file for the second pass), not once per pass."""
+        import ast
+
+        items = [worfbench_item(f"demo_{i}", f"Task {i}.", TOOLS, GOLD) for i in range(5)]
+        path = _file(tmp_path, items)
+        parsed = []
+        real = ast.literal_eval
+
+        def counting(text: Any) -> Any:
+            parsed.append(text)
+            return real(text)
+
+        monkeypatch.setattr(ast, "literal_eval", counting)
+        import_worfbench(path, root=tmp_path / "proj", suite="s")
+        assert len(parsed) == 5
+
+    def test_each_case_keeps_its_own_tool_names_with_a_limit(self, tmp_path: Path) -> None:
+        """The names read back in the second pass are each item's own, in order, also when
+        --limit leaves items out."""
+        items = [
+            worfbench_item(
+                f"demo_{i}",
+                f"Task {i}.",
+                f"api_list:[{{'name': 'tool_{i}'}}, {{'name': 'x'}}]",
+                GOLD,
+            )
+            for i in range(4)
+        ]
+        path = _file(tmp_path, items)
+        import_worfbench(path, root=tmp_path / "proj", suite="s", limit=3)
+        cases = imported_cases(tmp_path / "proj", "s")
+        assert [c["context"]["tools"] for c in cases] == [[f"tool_{i}", "x"] for i in range(3)]
+
+
+class TestUnusableTmpdir:
+    def test_tmpdir_that_is_a_file_is_one_clear_error(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """TMPDIR naming a file (a typo in a cluster's scratch path) is refused with one line
+        and exit 2, naming TMPDIR; Python would quietly use /tmp instead. Nothing is written."""
+        from tests.cli_helpers import run_cli
+
+        path = _file(tmp_path, [worfbench_item("demo_1", "Task.", TOOLS, GOLD)])
+        not_a_folder = tmp_path / "scratch"
+        not_a_folder.write_text("")
+        monkeypatch.setenv("TMPDIR", str(not_a_folder))
+        result = run_cli(capsys, "import", "worfbench", str(path), "--root", str(tmp_path / "p"))
+        assert result.code == 2
+        assert len(result.err.strip().splitlines()) == 1
+        assert "TMPDIR is not a folder" in result.err and str(not_a_folder) in result.err
+        assert "Traceback" not in result.err
+        assert not (tmp_path / "p").exists() or not files_under(tmp_path / "p")
+
+    @pytest.mark.skipif(
+        not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can write any folder"
+    )
+    def test_tmpdir_that_is_not_writable_is_one_clear_error(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The same for a read-only TMPDIR, as the user runs it (its own process)."""
+        from tests.cli_helpers import planeval_process
+
+        path = _file(tmp_path, [worfbench_item("demo_1", "Task.", TOOLS, GOLD)])
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        try:
+            monkeypatch.setenv("TMPDIR", str(locked))
+            done = planeval_process("import", "worfbench", str(path), "--root", "p", cwd=tmp_path)
+        finally:
+            locked.chmod(0o700)
+        assert done.returncode == 2
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert "TMPDIR is not writable" in done.stderr and "Traceback" not in done.stderr
+
+    def test_tmpdir_that_is_missing_is_one_clear_error_of_its_own_process(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A TMPDIR that does not exist, as the user runs it: exit 2, one line, no
+        traceback."""
+        from tests.cli_helpers import planeval_process
+
+        path = _file(tmp_path, [worfbench_item("demo_1", "Task.", TOOLS, GOLD)])
+        monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+        done = planeval_process("import", "worfbench", str(path), "--root", "p", cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert "TMPDIR does not exist" in done.stderr and "Traceback" not in done.stderr
+        assert not (tmp_path / "p" / "evals").exists()
