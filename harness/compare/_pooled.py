@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.report._metrics import LOWER_IS_BETTER
+from harness.report._scan import metric_rows
 from harness.stats import holm, holm_levels
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def _taskbench_cases(
     keep = ("scored", "unparseable") if convention == "zero" else ("scored",)
     out: dict[str, list[TaskbenchSample]] = defaultdict(list)
     size = 0
-    for row in run.metric_rows():  # scored or unparseable, in file order
+    for row in metric_rows(run):  # scored or unparseable, in file order
         if str(row.get("model")) != model or row.get("metric_status") not in keep:
             continue
         detail = row.get("metric_detail") or {}
@@ -139,7 +140,7 @@ def _worfbench_cases(
     from harness.report._metrics import metric_values
 
     out: dict[str, dict[str, tuple[float, int]]] = defaultdict(dict)
-    for (m, metric), pairs in metric_values(run.metric_rows(), convention).items():
+    for (m, metric), pairs in metric_values(metric_rows(run), convention).items():
         if m != model or not metric.startswith("worfbench."):
             continue
         sums: dict[str, list[float]] = defaultdict(list)
