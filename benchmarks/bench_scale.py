@@ -9,8 +9,13 @@ shape), then times each step as the user runs it, one whole process each
     planeval run P/evals/scale.yaml --out RUN
     planeval report RUN
     planeval gate RUN --min-pass-rate 0.5
+    planeval baseline RUN --out B.json
+    planeval gate RUN --baseline B.json --max-drop 0.05 --no-new-failures       (gate-base)
+    planeval compare RUN RUN2                                                   (compare)
+    planeval report RUNS                                                        (report-2)
 
-and prints each step's time per case and the growth of peak memory per case between sizes.
+where RUN2 is a copy of RUN under another run id (not timed) and RUNS a folder holding RUN and
+RUN2, and prints each step's time per case and the growth of peak memory per case between sizes.
 The verdict for ``run`` (at most 2 KiB per case) is paired: ``run`` of the smallest size and of
 each larger one as separate processes, alternating, ``--pairs`` times; the growth per case of
 each pair, their median and spread (min-max). The import writes the cases to
@@ -21,7 +26,7 @@ number): the public items repeat every 114 cases, so a per-plan cache would othe
 like flat memory.
 
 Run: ``python benchmarks/bench_scale.py [--sizes 1000,10000,100000] [--pairs 3]
-[--skip report,gate] [--distinct] [--as-is]``.
+[--skip report,gate,baseline,gate-base,compare,report-2] [--distinct] [--as-is]``.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ from _installed_env import installed_env
 from _paired import MIB, Measure, measure, verdict
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "worfbench" / "toolbench.json"
-STEPS = ("import", "run", "report", "gate")
+STEPS = ("import", "run", "report", "gate", "baseline", "gate-base", "compare", "report-2")
+NEEDS = {"gate-base": "baseline"}
+"""A step that cannot run without another."""
 
 
 _NODE_LINE = re.compile(r"^(\d+[:.] .+?)[ \t]*$", re.MULTILINE)
@@ -108,12 +115,42 @@ def steps(
         "run": run_command(project, run),
         "report": [*py, "report", str(run)],
         "gate": [*py, "gate", str(run), "--min-pass-rate", "0.5"],
+        "baseline": [*py, "baseline", str(run), "--out", str(root / f"baseline-{count}.json")],
+        "gate-base": [
+            *py,
+            "gate",
+            str(run),
+            "--baseline",
+            str(root / f"baseline-{count}.json"),
+            "--max-drop",
+            "0.05",
+            "--no-new-failures",
+        ],
+        "compare": [*py, "compare", str(run), str(root / f"runs-{count}" / "second")],
+        "report-2": [*py, "report", str(root / f"runs-{count}")],
     }
     found = {}
     for step in STEPS:
-        if step not in skip:
-            found[step] = measure(commands[step], env=env, ok_codes=(0, 1), cwd=root)
+        if step in skip:
+            continue
+        if step == "compare" or (step == "report-2" and "compare" in skip):
+            second_run(run, root / f"runs-{count}")
+        found[step] = measure(commands[step], env=env, ok_codes=(0, 1), cwd=root)
     return found
+
+
+def second_run(run: Path, folder: Path) -> None:
+    """``folder`` holding ``run`` and a copy of it under another run id (``second``), as two
+    runs of the suite for ``compare`` and a report of a folder of runs (not timed)."""
+    if (folder / "second").exists():
+        return
+    folder.mkdir()
+    shutil.copytree(run, folder / "first")
+    shutil.copytree(run, folder / "second")
+    manifest = folder / "second" / "run.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data["run_id"] = f"{data['run_id']}-second"
+    manifest.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def run_command(project: Path, out: Path) -> list[str]:
@@ -160,6 +197,8 @@ def clean(root: Path, count: int) -> None:
     (root / f"data-{count}.json").unlink()
     shutil.rmtree(root / f"project-{count}")
     shutil.rmtree(root / f"run-{count}", ignore_errors=True)
+    shutil.rmtree(root / f"runs-{count}", ignore_errors=True)
+    (root / f"baseline-{count}.json").unlink(missing_ok=True)
 
 
 def main() -> None:
@@ -172,7 +211,10 @@ def main() -> None:
         help="paired runs (smallest size vs each larger one) for the run memory verdict",
     )
     parser.add_argument(
-        "--skip", default="", help="steps to leave out, comma-separated (report,gate)"
+        "--skip",
+        default="",
+        help="steps to leave out, comma-separated (report, gate, baseline, gate-base, compare, "
+        "report-2; gate-base needs baseline)",
     )
     parser.add_argument(
         "--distinct",
@@ -185,7 +227,8 @@ def main() -> None:
     sizes = sorted(int(s) for s in args.sizes.split(","))
     skip = {s for s in args.skip.split(",") if s}
     if skip - set(STEPS) or {"import", "run"} & skip:
-        parser.error(f"--skip takes report and/or gate, got {args.skip!r}")
+        parser.error(f"--skip takes steps after import and run, got {args.skip!r}")
+    skip |= {step for step, needed in NEEDS.items() if needed in skip}
     source = "public toolbench items" if SHARED.is_file() else "hand-written items"
     if args.distinct:
         source += ", every plan distinct"
@@ -201,7 +244,7 @@ def main() -> None:
             results[count] = steps(root, count, env, skip, distinct=args.distinct)
             for step, m in results[count].items():
                 print(
-                    f"  {count:>7,} cases  {step:<7} cpu {m.cpu:8.2f} s  wall {m.wall:8.2f} s  "
+                    f"  {count:>7,} cases  {step:<9} cpu {m.cpu:8.2f} s  wall {m.wall:8.2f} s  "
                     f"peak {m.peak / MIB:7.1f} MiB  {m.cpu / count * 1e3:6.2f} ms cpu/case",
                     flush=True,
                 )
@@ -216,7 +259,7 @@ def main() -> None:
         for step in results[count]:
             grown = results[count][step].peak - results[small][step].peak
             print(
-                f"  {step:<7} peak memory growth {small:,} -> {count:,} cases (one run each): "
+                f"  {step:<9} peak memory growth {small:,} -> {count:,} cases (one run each): "
                 f"{grown / (count - small) / 1024:6.2f} KiB per case"
             )
 

@@ -18,6 +18,7 @@ from typing import Any
 from harness.metrics import Convention
 from harness.report import LoadedRun
 from harness.report._metrics import LOWER_IS_BETTER, metric_values
+from harness.report._scan import metric_rows
 from harness.stats import MeanDifference, holm, holm_levels, paired_mean_test
 
 __all__ = [
@@ -98,8 +99,8 @@ def compare_metrics(
 ) -> list[MetricComparison]:
     """Every metric both runs have, per model pair, on shared cases (empty without metrics)."""
     plans: list[tuple[str, str, list[float], list[float]]] = []
-    base_values = metric_values(base.metric_rows(), convention)  # only the scored rows
-    cand_values = metric_values(cand.metric_rows(), convention)
+    base_values = metric_values(metric_rows(base), convention)  # only the scored rows
+    cand_values = metric_values(metric_rows(cand), convention)
     for bm, cm in pairs:
         key = bm if bm == cm else f"{bm} -> {cm}"
         b, c = _case_means(base_values, bm), _case_means(cand_values, cm)

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.report._metrics import LOWER_IS_BETTER
+from harness.report._scan import metric_rows
 from harness.stats import holm, holm_levels
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def _taskbench_cases(
     keep = ("scored", "unparseable") if convention == "zero" else ("scored",)
     out: dict[str, list[TaskbenchSample]] = defaultdict(list)
     size = 0
-    for row in run.metric_rows():  # scored or unparseable, in file order
+    for row in metric_rows(run):  # scored or unparseable, in file order
         if str(row.get("model")) != model or row.get("metric_status") not in keep:
             continue
         detail = row.get("metric_detail") or {}
@@ -139,7 +140,7 @@ def _worfbench_cases(
     from harness.report._metrics import metric_values
 
     out: dict[str, dict[str, tuple[float, int]]] = defaultdict(dict)
-    for (m, metric), pairs in metric_values(run.metric_rows(), convention).items():
+    for (m, metric), pairs in metric_values(metric_rows(run), convention).items():
         if m != model or not metric.startswith("worfbench."):
             continue
         sums: dict[str, list[float]] = defaultdict(list)
@@ -206,23 +207,49 @@ def _taskbench_figures(
 
 
 def _side_figures(
-    weights: npt.NDArray[np.float64], counts: npt.NDArray[np.float64], catalogue_size: int
+    sums: npt.NDArray[np.float64], counts: npt.NDArray[np.float64], catalogue_size: int
 ) -> dict[str, npt.NDArray[np.float64]]:
-    """One run's figures for every resample; macro F1 averages over the catalogue, or over
-    the tools the run's shared cases name when that is more (as ``taskbench_corpus`` does)."""
+    """One run's figures for every resample (``sums``: the resampled sums of ``counts``, from
+    ``_resampled_sums``); macro F1 averages over the catalogue, or over the tools the run's
+    shared cases name when that is more (as ``taskbench_corpus`` does)."""
     tools = (counts.shape[1] - 11) // 3
     seen = int(
         np.count_nonzero(counts[:, : 3 * tools].reshape(len(counts), 3, tools).sum(axis=(0, 1)))
     )
-    return _taskbench_figures(weights @ counts, tools, max(catalogue_size, seen))
+    return _taskbench_figures(sums, tools, max(catalogue_size, seen))
 
 
 # -- the comparison -------------------------------------------------------------------------
-def _weights(cases: int, resamples: int, seed: int) -> npt.NDArray[np.float64]:
-    """How many times each case is drawn in each resample (row 0: every case once)."""
+WEIGHT_BLOCK = 1 << 21
+"""Resampling weights held at once (16 MiB as floats): 2,000 resamples of 100,000 cases drawn
+at once would be 1.6 GB of counts and as much again as floats."""
+
+
+def _resampled_sums(
+    matrices: Sequence[npt.NDArray[np.float64]], resamples: int, seed: int
+) -> list[npt.NDArray[np.float64]]:
+    """``weights @ m`` for each per-case matrix ``m`` (cases x columns), where ``weights``
+    says how many times each case is drawn in each resample (row 0: every case once, then
+    ``resamples`` multinomial draws). The draws are made a block of resamples at a time (the
+    same seeded draws in the same order as one draw of them all), so memory stays at
+    ``WEIGHT_BLOCK`` whatever the number of cases."""
+    cases = len(matrices[0])
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(cases, np.full(cases, 1.0 / cases), size=resamples)
-    return np.vstack([np.ones((1, cases)), draws]).astype(np.float64)
+    rows = max(2, WEIGHT_BLOCK // max(cases, 1))
+    p = np.full(cases, 1.0 / cases)
+    parts: list[list[npt.NDArray[np.float64]]] = [[] for _ in matrices]
+    size = min(rows - 1, resamples)  # the first block starts with the row of ones
+    block = np.vstack([np.ones((1, cases)), rng.multinomial(cases, p, size=size)])
+    drawn = size
+    while True:
+        for part, m in zip(parts, matrices, strict=True):
+            part.append(block @ m)
+        if drawn >= resamples:
+            break
+        size = min(rows, resamples - drawn)
+        block = rng.multinomial(cases, p, size=size).astype(np.float64)
+        drawn += size
+    return [np.concatenate(part) for part in parts]
 
 
 def compare_pooled(
@@ -244,7 +271,6 @@ def compare_pooled(
         c_samples, c_size = _taskbench_cases(cand, cm, convention)
         shared = sorted(set(b_samples) & set(c_samples))
         if shared:
-            weights = _weights(len(shared), resamples, seed)
             names = sorted(
                 {
                     t
@@ -254,8 +280,11 @@ def compare_pooled(
                     for t in s.gold_nodes | s.pred_nodes
                 }
             )
-            b_fig = _side_figures(weights, _count_matrix(shared, b_samples, names), b_size)
-            c_fig = _side_figures(weights, _count_matrix(shared, c_samples, names), c_size)
+            b_counts = _count_matrix(shared, b_samples, names)
+            c_counts = _count_matrix(shared, c_samples, names)
+            b_sums, c_sums = _resampled_sums((b_counts, c_counts), resamples, seed)
+            b_fig = _side_figures(b_sums, b_counts, b_size)
+            c_fig = _side_figures(c_sums, c_counts, c_size)
             tests += [(key, f, len(shared), b_fig[f], c_fig[f]) for f in POOLED_FIGURES]
         b_worf, c_worf = (
             _worfbench_cases(base, bm, convention),
@@ -265,11 +294,11 @@ def compare_pooled(
             shared = sorted(set(b_worf[metric]) & set(c_worf[metric]))
             if not shared:
                 continue
-            weights = _weights(len(shared), resamples, seed)
-            values = []
-            for side in (b_worf[metric], c_worf[metric]):
-                sums = weights @ np.array([[side[c][0], side[c][1]] for c in shared])
-                values.append(sums[:, 0] / sums[:, 1])
+            sides = [
+                np.array([[side[c][0], side[c][1]] for c in shared])
+                for side in (b_worf[metric], c_worf[metric])
+            ]
+            values = [sums[:, 0] / sums[:, 1] for sums in _resampled_sums(sides, resamples, seed)]
             tests.append((key, metric, len(shared), values[0], values[1]))
     if not tests:
         return []

@@ -48,7 +48,13 @@ RUN_LEVEL = 0.05
 
 
 def chance_of_at_least(probabilities: Iterable[float], k: int) -> float:
-    """P(at least ``k`` successes) among independent events of the given probabilities."""
+    """P(at least ``k`` successes) among independent events of the given probabilities.
+
+    The distribution of the count is built one event at a time, updating only the counts whose
+    probability is not zero (in floating point): the far tails underflow to 0.0, so for many
+    events the band updated is a few thousand counts wide rather than as wide as the number
+    of events (quadratic: 100,000 candidate cases took minutes). Outside the band the update
+    would give exactly 0.0, so the result is the same number, bit for bit."""
     import numpy as np
 
     if k <= 0:
@@ -58,11 +64,19 @@ def chance_of_at_least(probabilities: Iterable[float], k: int) -> float:
         return 0.0
     dist = np.zeros(len(ps) + 1)  # dist[j] = P(j successes so far)
     dist[0] = 1.0
-    for i, p in enumerate(ps):
+    lo = hi = 0  # dist[j] == 0.0 outside lo..hi
+    for p in ps:
         # one more event: j successes stay at j with 1 - p, move to j + 1 with p
-        dist[1 : i + 2] = dist[1 : i + 2] * (1.0 - p) + dist[: i + 1] * p
-        dist[0] *= 1.0 - p
-    return float(min(1.0, max(0.0, math.fsum(dist[k:]))))
+        first, stop = max(lo, 1), hi + 2
+        dist[first:stop] = dist[first:stop] * (1.0 - p) + dist[first - 1 : stop - 1] * p
+        if lo == 0:
+            dist[0] *= 1.0 - p
+        hi += 1
+        while lo < hi and dist[lo] == 0.0:
+            lo += 1
+        while hi > lo and dist[hi] == 0.0:
+            hi -= 1
+    return float(min(1.0, max(0.0, math.fsum(dist[max(k, lo) : hi + 1]))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from harness.gate._gate import GateConfigError, RuleResult
 from harness.metrics import Convention
 from harness.report import LoadedRun
 from harness.report._metrics import metric_values
+from harness.report._scan import metric_rows
 
 __all__ = ["metric_rules", "parse_bounds"]
 
@@ -53,7 +54,7 @@ def metric_rules(
     Raises:
         GateConfigError: a metric that no row of the run has (with the nearest names).
     """
-    values = metric_values(run.metric_rows(), convention)
+    values = metric_values(metric_rows(run), convention)
     known = sorted({metric for _, metric in values})
     rules = []
     for option, bounds, below in (("min-metric", minimum, True), ("max-metric", maximum, False)):

@@ -107,9 +107,10 @@ class Summary:
         """The metrics section (``metric_report`` of the run's rows; None when no row was
         scored), computed once for every writer that shows it."""
         from harness.report._metrics import metric_report
+        from harness.report._scan import metric_rows
 
         # Only rows with a metric status count (the rest are skipped by metric_report).
-        return metric_report(self.run.metric_rows())
+        return metric_report(metric_rows(self.run))
 
     def case_labels(self) -> pd.Series:
         """Count of cases (case x model) per label."""

@@ -43,8 +43,9 @@ from harness.run._records import Status
 
 if TYPE_CHECKING:
     from harness.cost import Price, UsageSummary
+    from harness.report._load import LoadedRun
 
-__all__ = ["BLOCK_BYTES", "RowFile", "Scanned", "scan_results"]
+__all__ = ["BLOCK_BYTES", "RowFile", "RowsAt", "Scanned", "metric_rows", "scan_results"]
 
 BLOCK_BYTES = 16 << 20
 """Bytes of results.jsonl decoded at a time (a block ends at a line end)."""
@@ -579,3 +580,50 @@ class RowFile(Sequence[Row]):
             source=str(self.path),
             hint="report the run once nothing writes to it",
         )
+
+
+class RowsAt(Sequence[Row]):
+    """The rows of a ``RowFile`` at ascending ``indices``, read back from the file when
+    iterated (a block of ``BLOCK_BYTES`` at a time, only the rows asked for decoded; nothing
+    kept): a view to read once, not a list of every row (300,000 metric rows with their
+    details were about 2 GiB as ``Row`` objects)."""
+
+    def __init__(self, rows: RowFile, indices: np.ndarray) -> None:
+        self._rows = rows
+        self._indices = np.asarray(indices, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self._indices)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return self._rows.take(self._indices[index].tolist())
+        return self._rows[int(self._indices[index])]
+
+    def __iter__(self) -> Iterator[Row]:
+        if not len(self._indices):
+            return
+        wanted = np.zeros(len(self._rows), dtype=bool)
+        wanted[self._indices] = True
+        first = 0
+        for lines in self._rows.blocks():
+            for i in np.flatnonzero(wanted[first : first + len(lines)]).tolist():
+                yield decode_row(lines[i])
+            first += len(lines)
+
+
+def metric_rows(run: LoadedRun) -> Sequence[Row]:
+    """The rows of ``run`` whose ``metric_status`` is ``scored`` or ``unparseable``, in file
+    order: ``LoadedRun.metric_rows`` as a view read from the file when iterated (``RowsAt``)
+    for a scanned run, so the metric readers (report's metrics section, ``compare``,
+    ``gate --min-metric``) hold one block of rows at a time, not all of them."""
+    rows, scanned = run.rows, run.scanned
+    if scanned is None or not isinstance(rows, RowFile):
+        return run.metric_rows()
+    return RowsAt(rows, np.flatnonzero(scanned.metric_counted))

@@ -156,16 +156,52 @@ def holm_levels(p_values: list[float], alpha: float) -> list[float]:
     return out
 
 
+FLIP_BLOCK = 1 << 21
+"""Random signs held at once (16 MiB as floats): the flipped sums are built this many signs
+at a time, so memory does not grow with ``flips x cases`` (1999 x 100,000 cases would be
+1.6 GB)."""
+
+
+def _block_rows(cases: int, flips: int) -> int:
+    """Sign patterns per block: a multiple of 4, so every block but the last draws a multiple
+    of 4 int8 values and the blocks together draw the very numbers one ``(flips, cases)``
+    draw gives (numpy draws int8 four at a time from one 32-bit value)."""
+    return min(flips, max(4, FLIP_BLOCK // max(cases, 1) // 4 * 4))
+
+
 @functools.lru_cache(maxsize=8)
 def _flip_matrix(cases: int, seed: int, flips: int = FLIPS) -> npt.NDArray[np.float64]:
     """The random signs (flips x cases), cached: a report compares many models on one case
-    set. Read-only."""
+    set. Read-only. Only for case sets whose signs fit in one block (``_flipped_sums``)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     signs = rng.integers(0, 2, size=(flips, cases), dtype=np.int8).astype(np.float64) * 2 - 1
     signs.setflags(write=False)
     return signs
+
+
+def _flipped_sums(
+    xs: tuple[npt.NDArray[np.float64], ...], seed: int, flips: int = FLIPS
+) -> list[npt.NDArray[np.float64]]:
+    """``signs @ x`` for each ``x`` (cases first), with the random signs of ``_flip_matrix``
+    drawn block by block when they do not fit in one block: the same signs in the same
+    order (the same seeded numbers), held ``FLIP_BLOCK`` at a time."""
+    import numpy as np
+
+    cases = len(xs[0])
+    rows = _block_rows(cases, flips)
+    if rows >= flips:
+        signs = _flip_matrix(cases, seed, flips)
+        return [signs @ x for x in xs]
+    rng = np.random.default_rng(seed)
+    parts: list[list[npt.NDArray[np.float64]]] = [[] for _ in xs]
+    for start in range(0, flips, rows):
+        size = (min(rows, flips - start), cases)
+        block = rng.integers(0, 2, size=size, dtype=np.int8).astype(np.float64) * 2 - 1
+        for part, x in zip(parts, xs, strict=True):
+            part.append(block @ x)
+    return [np.concatenate(part) for part in parts]
 
 
 def all_sign_sums(x: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -208,9 +244,8 @@ def sign_flip_pvalues(
             tol = 1e-9 * np.maximum(1.0, observed)
             out[start : start + step] = (sums >= observed - tol).sum(axis=0) / len(sums)
         return out
-    signs = _flip_matrix(d.shape[0], seed, flips)
     observed = np.abs(d.sum(axis=0))
-    flipped = np.abs(signs @ d)
+    flipped = np.abs(_flipped_sums((d,), seed, flips)[0])
     tol = 1e-9 * np.maximum(1.0, observed)
     hits = (flipped >= observed - tol).sum(axis=0)
     return np.asarray((1 + hits) / (flips + 1), dtype=float)
@@ -241,8 +276,7 @@ def _extreme_shifts(
     if exact:
         a, b = all_sign_sums(d), all_sign_sums(w)
     else:
-        signs = _flip_matrix(len(d), seed)
-        a, b = signs @ d, signs @ w
+        a, b = _flipped_sums((d, w), seed)
     found = _ROOTS[key] = _shifts(a, b, float(d.sum()))
     return found
 
@@ -417,16 +451,18 @@ def paired_tests(
         prepared[i] = (d, w, float(yb.sum() / mb.sum()), float(yc.sum() / mc.sum()))
         by_cases.setdefault(len(yb), []).append(i)
     for n, group in by_cases.items():
-        signs = _flip_matrix(n, seed)
-        flipped = signs @ np.column_stack([prepared[i][0] for i in group])
-        weights = signs @ np.column_stack([prepared[i][1] for i in group]) if interval else None
+        columns = [np.column_stack([prepared[i][0] for i in group])]
+        if interval:
+            columns.append(np.column_stack([prepared[i][1] for i in group]))
+        sums = _flipped_sums(tuple(columns), seed)  # the signs of _flip_matrix, in blocks
+        flipped, weights = sums[0], (sums[1] if interval else None)
         for j, i in enumerate(group):
             d, w, base_rate, cand_rate = prepared[i]
             # as in sign_flip_pvalues, one column at a time
             observed = np.abs(d[:, None].sum(axis=0))
             tol = 1e-9 * np.maximum(1.0, observed)
             hits = (np.abs(flipped[:, j : j + 1]) >= observed - tol).sum(axis=0)
-            p = float(np.asarray((1 + hits) / (len(signs) + 1), dtype=float)[0])
+            p = float(np.asarray((1 + hits) / (len(flipped) + 1), dtype=float)[0])
             if weights is not None:
                 shifts = _shifts(flipped[:, j], weights[:, j], float(d.sum()))
                 p, low, high = _inverted_interval(d, w, levels[i], seed, (p, shifts))

@@ -116,3 +116,55 @@ class TestPooled:
         assert recall["test"] == "paired bootstrap over cases"
         assert recall["base"] == pytest.approx(0.95)
         assert recall["verdict"] == "worse" and recall["interval"][1] < 0
+
+
+class TestResamplingInBlocks:
+    """The bootstrap's weights are drawn a block of resamples at a time: the same seeded
+    draws as one (resamples x cases) draw, without holding it."""
+
+    def test_a_comparison_is_the_same_whatever_the_block(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """30 cases, 2,000 resamples in one block, in blocks of 7 cases x resamples and of 2
+        resamples (the smallest): the same figures, intervals and p-values."""
+        from harness.compare import _pooled
+
+        cases = [f"c{i}" for i in range(30)]
+        base = load_run(
+            taskbench_run(
+                tmp_path / "a", {c: [SHORT if i % 3 else GOOD] for i, c in enumerate(cases)}
+            )
+        )
+        cand = load_run(
+            taskbench_run(
+                tmp_path / "b", {c: [GOOD if i % 4 else SHORT] for i, c in enumerate(cases)}
+            )
+        )
+        whole = compare_pooled(base, cand, [("m", "m")])
+        for block in (7 * 30, 2 * 30):
+            monkeypatch.setattr(_pooled, "WEIGHT_BLOCK", block)
+            assert compare_pooled(base, cand, [("m", "m")]) == whole
+
+    def test_sums_are_those_of_one_draw_and_memory_stays_small(self) -> None:
+        """Integer counts over 5,000 cases: exactly the sums of one draw of all 2,000
+        resamples (160 MB of weights as counts and floats); the blocks peak under 64 MiB."""
+        import tracemalloc
+
+        import numpy as np
+
+        from harness.compare._pooled import _resampled_sums
+
+        counts = np.random.default_rng(2).integers(0, 4, size=(5_000, 3)).astype(float)
+        tracemalloc.start()
+        try:
+            (sums,) = _resampled_sums((counts,), 2000, 0)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 64 * 2**20
+        assert np.array_equal(sums[0], counts.sum(axis=0))
+        rng = np.random.default_rng(0)
+        p = np.full(5_000, 1 / 5_000)
+        for k in range(0, 2000, 250):  # the whole draw, a slice at a time to spare memory
+            draws = rng.multinomial(5_000, p, size=250).astype(float)
+            assert np.array_equal(sums[1 + k : 1 + k + 250], draws @ counts)

@@ -3,6 +3,7 @@ re-runs of one planner (false alarms) and of a real 10-point regression (detecti
 
 from __future__ import annotations
 
+import math
 from math import comb
 
 import numpy as np
@@ -44,6 +45,22 @@ class TestChanceOfAtLeast:
         """At least 0 is certain; more events than there are is impossible."""
         assert chance_of_at_least([0.5], 0) == 1.0
         assert chance_of_at_least([0.5], 2) == 0.0
+
+    @pytest.mark.parametrize(("events", "seed"), [(40, 1), (3000, 2), (20_000, 3)])
+    def test_the_same_number_as_the_whole_distribution(self, events: int, seed: int) -> None:
+        """Updating only the counts that can be nonzero gives, bit for bit, the tail of the
+        whole distribution built event by event (as before), in the middle and far out."""
+        rng = np.random.default_rng(seed)
+        ps = rng.choice([0.0, 1 / 252, 0.024, 0.05, 0.5], size=events).tolist()
+        dist = np.zeros(events + 1)
+        dist[0] = 1.0
+        for i, p in enumerate(p for p in ps if p > 0):
+            dist[1 : i + 2] = dist[1 : i + 2] * (1.0 - p) + dist[: i + 1] * p
+            dist[0] *= 1.0 - p
+        mean = sum(ps)
+        for k in (1, int(mean) - 30, int(mean), int(mean) + 30, int(mean) * 2, events):
+            whole = float(min(1.0, max(0.0, math.fsum(dist[max(k, 0) :])))) if k > 0 else 1.0
+            assert chance_of_at_least(ps, k) == whole, k
 
 
 def _difficulty(rng: np.random.Generator, runs: int) -> np.ndarray:

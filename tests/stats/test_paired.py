@@ -120,6 +120,31 @@ def test_paired_tests_give_what_paired_test_gives() -> None:
         paired_tests(sides, alpha=[0.05, 0.05])
 
 
+def test_paired_tests_equal_paired_test_where_the_signs_come_in_blocks() -> None:
+    """Past about 1,049 cases the 1999 sign patterns are drawn block by block
+    (``_flipped_sums``): the shared-flips path still gives ``paired_test``'s results exactly,
+    and holds no whole flips matrix."""
+    import tracemalloc
+
+    from harness.stats._paired import FLIP_BLOCK, FLIPS
+
+    n = 20_000
+    assert n * FLIPS > FLIP_BLOCK  # the block path, not one matrix
+    rng = np.random.default_rng(11)
+    sides = [
+        (rng.integers(0, 4, n), np.full(n, 3), rng.integers(0, 4, n), np.full(n, 3))
+        for _ in range(3)
+    ]
+    tracemalloc.start()
+    try:
+        many = paired_tests(sides, seed=5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert many == [paired_test(*s, seed=5) for s in sides]
+    assert peak < 128 * 2**20, peak  # one (1999 x 20,000) float matrix alone is 305 MiB
+
+
 def test_rates_are_pooled() -> None:
     """Unequal counts per case: each side's rate is passed / counted over all its samples."""
     r = paired_test([1, 3], [2, 4], [2, 4], [2, 4])
