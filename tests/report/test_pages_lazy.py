@@ -147,15 +147,22 @@ def test_a_failed_write_leaves_the_old_report_whole(
     assert after == before
 
 
+@pytest.mark.parametrize("second_path", ["same", "symlink"])
 def test_two_writers_of_one_folder_take_turns(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second_path: str
 ) -> None:
     """Two reports written into one folder at once (two ``planeval report`` of one run): the
     second waits for the first, so neither removes the other's side folder as stale and the
-    page left names a folder that is there. (Before, the second writer removed the first's
-    new folder before the first had written the page naming it: a page without its data.)"""
+    page left names a folder that is there; also when the second names the folder by another
+    path (a symlink: the lock is on the folder itself). (Before, the second writer removed the
+    first's new folder before the first had written the page naming it: a page without its
+    data.)"""
     out = tmp_path / "out"
     out.mkdir()
+    second_out = out
+    if second_path == "symlink":
+        second_out = tmp_path / "link"
+        second_out.symlink_to(out, target_is_directory=True)
     pages = []
     for name, outcomes in (("a", {("m", "c0"): "p"}), ("b", {("m", "c0"): "f"})):
         make_run(tmp_path / name, outcomes)
@@ -175,7 +182,7 @@ def test_two_writers_of_one_folder_take_turns(
 
     def write(page: Any) -> None:
         try:
-            write_report_page(page, out / "report.html")
+            write_report_page(page, (out if page is pages[0] else second_out) / "report.html")
         except BaseException as exc:  # pragma: no cover - reported by the assertion below
             errors.append(exc)
 
