@@ -45,3 +45,22 @@ def planeval_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+def replayed_run_script(root: Path) -> str:
+    """The start of a ``python -c`` script that makes a one-case project in ``root`` (a sound
+    recorded plan), runs it with ``planeval run ... --out root/run`` and prints ``exit N`` to
+    stderr: a test appends what it inspects in that fresh process (``sys.modules``, say)."""
+    return f"""
+import json, sys
+from pathlib import Path
+from harness.testing import make_project, sound_plan, write_response
+from harness._cli.main import main
+root = Path({str(root)!r})
+suite = make_project(root)
+write_response(root, "demo", "planner", "c1", json.dumps(sound_plan()))
+try:
+    main(["run", str(suite), "--out", str(root / "run")])
+except SystemExit as done:
+    print("exit", done.code, file=sys.stderr)
+"""

@@ -13,6 +13,7 @@ from xml.sax.saxutils import quoteattr as sax_quoteattr
 import pytest
 
 from harness.report._junit import escape, quoteattr
+from tests.cli_helpers import replayed_run_script
 
 
 def test_report_of_a_run_with_its_prices_imports_neither_saxutils_nor_yaml(
@@ -20,18 +21,9 @@ def test_report_of_a_run_with_its_prices_imports_neither_saxutils_nor_yaml(
 ) -> None:
     """A run made by ``planeval run`` stores its prices: reporting it reads no YAML, and the
     junit writer escapes without xml.sax.saxutils (which pulls in urllib, http, email, ssl)."""
-    script = f"""
-import json, sys
-from pathlib import Path
-from harness.testing import make_project, sound_plan, write_response
-from harness._cli.main import main
-root = Path({str(tmp_path)!r})
-suite = make_project(root)
-write_response(root, "demo", "planner", "c1", json.dumps(sound_plan()))
-try:
-    main(["run", str(suite), "--out", str(root / "run")])
-except SystemExit as done:
-    print("exit", done.code, file=sys.stderr)
+    script = (
+        replayed_run_script(tmp_path)
+        + """
 heavy = ("yaml", "xml", "ssl", "http", "email")
 before = set(m for m in sys.modules if m.split(".")[0] in heavy)
 for name in list(sys.modules):
@@ -43,6 +35,7 @@ except SystemExit as done:
     print("exit", done.code, file=sys.stderr)
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
 """
+    )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )

@@ -17,6 +17,7 @@ import harness.run
 import harness.suite
 import harness.testing
 from harness.run import ResultRow
+from tests.cli_helpers import replayed_run_script
 
 
 @pytest.mark.parametrize(
@@ -78,20 +79,12 @@ print(sorted(m for m in sys.modules if m.split(".")[0] in heavy))
 def test_a_replayed_run_leaves_the_batch_machinery_unimported(tmp_path: Path) -> None:
     """``planeval run`` of recordings imports nothing of ``harness.batch`` (the vendors'
     batch APIs, only for ``--batch``): the runner names its type for the checker alone."""
-    script = f"""
-import json, sys
-from pathlib import Path
-from harness.testing import make_project, sound_plan, write_response
-from harness._cli.main import main
-root = Path({str(tmp_path)!r})
-suite = make_project(root)
-write_response(root, "demo", "planner", "c1", json.dumps(sound_plan()))
-try:
-    main(["run", str(suite), "--out", str(root / "run")])
-except SystemExit as done:
-    print("exit", done.code, file=sys.stderr)
+    script = (
+        replayed_run_script(tmp_path)
+        + """
 print(sorted(m for m in sys.modules if m.startswith("harness.batch")))
 """
+    )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
